@@ -60,7 +60,8 @@ def test_graph_text_reads_comparisons_unary_ops_lists_and_several_outputs():
     ("x if x else x", "if-else is not part of the graph language", "x if"),
     ("x and x", "and/or is not part of the graph language", "x and"),
     ("1 < x < 2", "one comparison at a time", "1 <"),
-    ("tanh(x, 'a')", "'a' is not a number", "'a'"),
+    ("tanh(x, b'a')", "b'a' is neither a number nor a string", "b'a'"),
+    ("x.astype(int8)", "int8 is a dtype: write it as a string, 'int8'", "int8"),
     ("import os", "expected an expression, NAME = expression or A, B = x.shape", "import"),
     ("concatenate([x, x], axis=2)", "concatenate([x, x], axis=2): ", "concatenate"),
     ("tnah(x)", "unknown Op 'tnah' (did you mean tanh?)", "tnah"),
@@ -145,6 +146,8 @@ def test_refine_command_in_a_namespace():
     ("tanh(x) x:float33[3]", "unknown dtype 'float33'", "float33"),
     ("tanh(x) x:float32[3] z:float32[3]", "z is not a name of the graph", "z:"),
     ("tanh(x) x:float32[3] junk", "expected NAME:TYPE or ->, got 'junk'", "junk"),
+    ('"tanh(x @ Q)" x:float32[?,3]', "Q has no type", "Q"),  # a graph quoted whole
+    ("einsum('ij,jk->ik', x, Q) x:float32[2,3]", "Q has no type", "Q"),
 ])
 def test_refine_command_errors_point_at_the_word(line, message, culprit):
     with pytest.raises(CommandError) as info:
@@ -232,3 +235,28 @@ def test_refine_labels_a_size_parameter_as_written(text, given):
         assert made.ndim == t.ndim and all(
             m == d for m, d in zip(made.shape, t.shape, strict=True) if isinstance(d, int)), \
             (label, t)
+
+
+@pytest.mark.parametrize("line, arrays", [
+    ("einsum('ij,jk->ik', x, y) x:float32[2,?] y:float32[?,4] -> float32[?,4]",
+     {"x": (2, 3), "y": (3, 4)}),
+    ("einsum('ij, jk -> ik', x, y) x:float32[2,3] y:float32[3,?]", {"x": (2, 3), "y": (3, 5)}),
+    ("zeros((2, 3), dtype='int16') + x.astype('int8') x:float32[?]", {"x": (3,)}),
+    ('"x.astype(\'uint8\') * 2" x:float64[4]', {"x": (4,)}),
+])
+def test_graph_text_reads_strings_as_python_does(line, arrays):
+    """The REPL's and the magics' graph text keeps Python's strings (the command line
+    stripped their quotes: einsum('ij,jk->ik', x, y) read einsum(ij,jk->ik, x, y), an
+    invalid syntax, and x.astype('int8') 'int8 has no type'). Oracle: the same text run
+    by NumPy on arrays of the inputs' sizes makes the output's dtype and every size the
+    refinement states."""
+    r = COMMANDS["refine"](line)
+    (out,) = r.outputs
+    text = line.split(" x:")[0].strip('"').replace("\\'", "'")
+    made = eval(text, {"einsum": np.einsum, "zeros": np.zeros},
+                {name: np.ones(shape, "float32" if "float32" in line else "float64")
+                 for name, shape in arrays.items()})
+    got = out.type  # (the retyped graph's output)
+    assert np.dtype(got.dtype) == made.dtype, (got, made.dtype)
+    assert all(d == m for d, m in zip(got.shape, made.shape, strict=True)
+               if isinstance(d, int)), (got, made.shape)

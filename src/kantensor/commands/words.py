@@ -66,10 +66,12 @@ class CommandError(ValueError):
 
 @dataclass(frozen=True)
 class Word:
-    """One word of a command line and where it starts (None: not from a line)."""
+    """One word of a command line, where it starts and where it ends in the line (None:
+    not from a line); its text has the quotes that grouped it removed."""
 
     text: str
     start: int | None = None
+    end: int | None = None
 
 
 def split(line: str) -> list[Word]:
@@ -91,7 +93,7 @@ def split(line: str) -> list[Word]:
             else:
                 text.append(line[i])
                 i += 1
-        words.append(Word("".join(text), start))
+        words.append(Word("".join(text), start, i))
     return words
 
 
@@ -204,15 +206,18 @@ def limit_option(words: list[Word], line: str) -> tuple[list[Word], int | None]:
 
 
 def joined(words: Sequence[Word], line: str) -> tuple[str, int | None]:
-    """The text the words were read from (spaces kept), and where it starts in ``line``."""
+    """The text the words were read from, as typed (spaces and quotes kept: a graph's
+    strings are Python's, ``einsum('ij,jk->ik', x, y)``), and where it starts in
+    ``line``; one word quoted whole (``"tanh(x @ W)"``) is its text. Words not from a
+    line are joined by spaces."""
     first, last = words[0], words[-1]
-    if first.start is not None and last.start is not None:
-        end = last.start + len(last.text)
-        text = line[first.start:end]
-        if " ".join(w.text for w in words) == " ".join(text.split()) and \
-                "'" not in text and '"' not in text:
-            return text, first.start
-    return " ".join(w.text for w in words), None
+    if first.start is None or last.end is None:
+        return " ".join(w.text for w in words), None
+    text = line[first.start:last.end]
+    if len(words) == 1 and len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"" \
+            and text[1:-1] == first.text:
+        return first.text, first.start + 1
+    return text, first.start
 
 
 def format_error(exc: BaseException, prefix: str = "") -> str:
