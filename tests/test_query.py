@@ -211,3 +211,22 @@ def test_dtype_answers_come_in_the_tables_order_not_alphabetical():
     assert sizes == sorted(sizes) and len(standard) == 4, answers
     assert set(standard) == {d for d in ("uint8", "uint16", "uint32", "uint64")
                              if np.sum(np.ones((2, 3), d), axis=1).dtype == np.uint64}
+
+
+def test_an_op_holding_symbolic_sizes_counts_the_inputs_that_carry_them():
+    """``zeros{shape=(n, 3)}`` takes the input that carries n (a ``bool[n]``), as its
+    node has: a query without it raises make_node's arity error (it answered 'no
+    solutions', a false claim: such a zeros exists), and one with it answers as NumPy
+    makes the array. Oracle: np.zeros((5, 3)) and the node make_node builds."""
+    n = kt.Dim("n")
+    op = kt.zeros.bind(shape=(n, 3))
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as made:
+        op()
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as asked:
+        query(op, [], [var("X")])
+    assert str(asked.value).splitlines()[0].endswith(str(made.value).split(": ")[-1])
+    (answer,) = query(op, ["bool[5]"], [var("X")])
+    assert kt.TensorType.parse(str(answer["X"])).shape == np.zeros((5, 3)).shape
+    assert str(query(op, [pattern("bool", (var("s"),))], [var("X")])[0]["X"]) == \
+        "float64[s,3]"
+    assert kt.zeros((n, 3)).type == kt.TensorType.parse("float64[n,3]")
