@@ -260,3 +260,29 @@ def test_graph_text_reads_strings_as_python_does(line, arrays):
     assert np.dtype(got.dtype) == made.dtype, (got, made.dtype)
     assert all(d == m for d, m in zip(got.shape, made.shape, strict=True)
                if isinstance(d, int)), (got, made.shape)
+
+
+def test_a_size_carried_into_a_parameter_is_named_as_written_in_explanations():
+    """The input carrying ``x.shape[0]`` into zeros's shape is that size in a conflict's
+    words (it read '2*x.shape[0].shape[0] = 8'), and one carrying a named size B is B
+    ('(B is 2)', not '(size{B}() axis 0 is 2)'). Oracle: the stated expression, run by
+    NumPy on x of the given shape, is the stated value, and np.zeros of it is not the
+    required shape."""
+    x = kt.tensor("x", "float32", (None, 3))
+    z = kt.zeros((x.shape[0] * 2, 3))
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(z, given={x: "float32[4,3]", z: "float64[9,3]"})
+    last = str(err.value).splitlines()[-1]
+    expr, value = last.rsplit("does not equal ", 1)[1].split(" = ")
+    assert expr == "2*x.shape[0]", last
+    x_value = np.ones((4, 3), "float32")
+    assert eval(expr, {"x": x_value}) == int(value)
+    assert np.zeros((eval(expr, {"x": x_value}), 3)).shape != (9, 3)
+    B, T = kt.dims("B T")
+    u = kt.tensor("u", "float32", (B, T, 8))
+    y = (u.reshape(B * T, 8) @ kt.tensor("W", "float32", (8, 16))).reshape(B, T, 16)
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(y, given={u: "float32[2,3,8]", y: "float32[3,3,16]"})
+    assert "(B is 2)" in str(err.value) and "size{" not in str(err.value), str(err.value)
+    with pytest.raises(ValueError):  # NumPy: 2*3*8 values are no (3, 3, 16)
+        np.ones((2, 3, 8)).reshape(6, 8).dot(np.ones((8, 16))).reshape(3, 3, 16)

@@ -211,6 +211,8 @@ def describe(variable: Variable, depth: int = 2) -> str:
     node = variable.owner
     if getattr(node.op, "impl", None) is axis_length:  # x.shape[i] carried as an input
         return f"{_axis_text(variable, depth)}"
+    if isinstance(node.op, SizeOp):  # a named size carried as an input: B, 2*n
+        return str(node.op.size)
     name = getattr(node.op, "name", None) or str(node.op)
     if depth <= 0:
         return f"{name}(…)"

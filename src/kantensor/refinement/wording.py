@@ -17,7 +17,7 @@ from ..types.dimminmax import DIM_CALLS
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .sizes import Sizes, has_hole
-from .units import Spelled, Unit, describe
+from .units import Spelled, Unit, describe, is_size_carrier
 
 __all__ = ["clause_said", "in_user_terms", "in_words"]
 
@@ -173,5 +173,6 @@ def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
                         varying[0] < k < varying[-1]:
                     continue  # between two groups: its axis is not known here
                 axis = k if not varying or k < varying[0] else k - len(dims)
-                names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
+                names.setdefault(d.name, describe(variable) if is_size_carrier(variable)
+                                 else f"{describe(variable)}.shape[{axis}]")  # (B: a size)
     return names
