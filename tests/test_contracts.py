@@ -7,6 +7,7 @@ forwards at those sizes (ints in the input types) succeeds.
 from __future__ import annotations
 
 import itertools
+import re
 
 import numpy as np
 import pytest
@@ -360,3 +361,23 @@ def test_the_dsl_parses_back_and_says_nothing_where_every_size_is_valid():
     a = kt.tensor("a", "float32", (5, None))
     dsl = kt.contract(a @ kt.tensor("b", "float32", (3, 4))).dsl()
     _parses(dsl, ["a_shape_1"])
+
+
+@pytest.mark.parametrize("members", [
+    [1, 2, 3, 4, 6, 9, 12, 18, 36],  # the divisors of 36 (AlexNet's N)
+    list(range(0, 65, 2)),           # 33 even sizes: one congruence says it shorter
+    [0, 2, 4, 6],
+    [5, 6, 7, 20],
+])
+def test_a_finite_size_set_is_written_the_shorter_way(members):
+    """The divisors of 36 read 'N % 35 in {1..4, 6, 9, 12, 18} and N in [1, 36]' (a
+    congruence no user would think of); a few members are listed, a long run that one
+    congruence states is that. Oracle: brute force: the text, read back as Python over
+    every N of 0..100, holds exactly at the members."""
+    from kantensor.types.contracts.sizeset import SizeSet
+    text = SizeSet.points(members).text("N")
+    assert len(text) <= len(f"N in {{{', '.join(map(str, members))}}}"), text
+    python = re.sub(r"N in \[(\d+), (\d+)\]", r"(\1 <= N <= \2)", text)
+    python = re.sub(r"(\d+)\.\.(\d+)", lambda m: f"*range({m[1]}, {int(m[2]) + 1})", python)
+    held = {n for n in range(101) if eval(python, {"N": n})}
+    assert held == set(members), (text, python)

@@ -330,3 +330,19 @@ def test_a_list_of_variables_is_drawn_and_printed():
     both = kt.graphviz([z, x * y], style="compact").source
     assert "<b>add</b>" in both and "<b>mul</b>" in both
     assert "add" in kt.dprint([z, x * y], file="str")
+
+
+@pytest.mark.parametrize("style", ["seed", "compact"])
+def test_parameters_are_drawn_as_python_writes_them(style):
+    """An index's slices read ``1:6, ::2`` (they read ``('slice', 1, 6, None)``) and a
+    size parameter ``2*?0`` (the seed picture said ``Dim<2*?0>``). Oracle: the drawn
+    index, as a Python subscript, makes NumPy's array of the node's output shape."""
+    np = pytest.importorskip("numpy")
+    t = kt.tensor("t", "float32", shape=(7, 3))
+    y = t[1:6, ::2]
+    source = kt.graphviz(y, style=style).source
+    (index,) = re.findall(r"index=\((.*?)\)[}<]", source)
+    assert np.ones((7, 3))[eval(f"np.s_[{index}]")].shape == y.type.shape, index
+    u = kt.tensor("u", "float32", shape=(None, 3))
+    source = kt.graphviz(kt.zeros((u.shape[0] * 2, 3)), style=style).source
+    assert "shape=(2*?0, 3)" in source and "Dim<" not in source, source

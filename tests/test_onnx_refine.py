@@ -58,6 +58,26 @@ def test_refine_runs_reduce_axes_pads_and_a_folded_shape_read_from_inputs():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_a_failing_where_clause_names_its_unknown_axis_not_unknown():
+    """A Reshape to 9216 of x[1,256,8,W] holds for no W: the explanation says so over the
+    clause's own names ('2048*x.shape[3] == 9216 holds for no size x.shape[3]'), where it
+    read '2048*unknown == 9216 is false' (a size named 'unknown'?). Oracle: onnxruntime
+    refuses the model at every W of 1..40, as the sentence claims."""
+    m = model([helper.make_node("Reshape", ["x", "shape"], ["y"], name="rs")],
+              [helper.make_tensor_value_info("x", F, [1, 256, "H", "W"])],
+              [helper.make_tensor_value_info("y", F, None)], [ints("shape", [1, 9216])],
+              opset=17)
+    (x,), (y,) = from_onnx(m)
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(y, given={x: "float32[1,256,8,?]"})
+    said = str(err.value).splitlines()[-1]
+    assert said.endswith("fails: 2048*x.shape[3] == 9216 holds for no size x.shape[3]"), said
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for w in range(1, 41):
+        with pytest.raises(Exception, match="(?i)shape|reshape|size"):
+            session.run(None, {"x": np.ones((1, 256, 8, w), np.float32)})
+
+
 def test_a_conv_weight_of_another_rank_is_a_rank_error_not_a_pool():
     nodes = [helper.make_node("Conv", ["x", "w"], ["y"], name="conv1")]
     m = model(nodes, [helper.make_tensor_value_info("x", F, ["n", 3, "l"]),

@@ -197,3 +197,36 @@ def test_an_answer_says_what_its_symbolic_sizes_must_still_meet():
     assert repr(kt.query("(n)->(n)", [var("X")], ["float32[5]"])) == "X = float32[5]\n1 solution"
     with pytest.raises(ValueError, match="m > 2 needs a value for m"):
         answer.where[0].holds({})
+
+
+def test_dtype_answers_come_in_the_tables_order_not_alphabetical():
+    """A category's dtypes are tried (so listed) as the dtype table orders them: the
+    unsigned sums of ``sum D[2,3] axis=1 -> uint64[2]`` read uint16, uint2, uint32, uint4,
+    uint64, uint8 (sorted as text). Oracle: NumPy's item sizes of the standard dtypes
+    answered never decrease, and every dtype NumPy sums to uint64 is an answer."""
+    answers = [a["D"] for a in query(kt.sum.bind(axis=1), [pattern(var("D"), (2, 3))],
+                                     ["uint64[2]"])]
+    standard = [d for d in answers if d in np.sctypeDict and np.dtype(d).kind in "biufc"]
+    sizes = [np.dtype(d).itemsize for d in standard]
+    assert sizes == sorted(sizes) and len(standard) == 4, answers
+    assert set(standard) == {d for d in ("uint8", "uint16", "uint32", "uint64")
+                             if np.sum(np.ones((2, 3), d), axis=1).dtype == np.uint64}
+
+
+def test_an_op_holding_symbolic_sizes_counts_the_inputs_that_carry_them():
+    """``zeros{shape=(n, 3)}`` takes the input that carries n (a ``bool[n]``), as its
+    node has: a query without it raises make_node's arity error (it answered 'no
+    solutions', a false claim: such a zeros exists), and one with it answers as NumPy
+    makes the array. Oracle: np.zeros((5, 3)) and the node make_node builds."""
+    n = kt.Dim("n")
+    op = kt.zeros.bind(shape=(n, 3))
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as made:
+        op()
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as asked:
+        query(op, [], [var("X")])
+    assert str(asked.value).splitlines()[0].endswith(str(made.value).split(": ")[-1])
+    (answer,) = query(op, ["bool[5]"], [var("X")])
+    assert kt.TensorType.parse(str(answer["X"])).shape == np.zeros((5, 3)).shape
+    assert str(query(op, [pattern("bool", (var("s"),))], [var("X")])[0]["X"]) == \
+        "float64[s,3]"
+    assert kt.zeros((n, 3)).type == kt.TensorType.parse("float64[n,3]")

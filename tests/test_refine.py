@@ -417,7 +417,7 @@ def test_a_size_fixed_forwards_is_a_step_of_the_chain():
     assert str(info.value).splitlines()[1:] == [
         "  u axis 0 is 5 because of given u: float64[5]",
         "  h axis 1 is 4 because of h = einsum(x, W) (W axis 1 is 4)",
-        "  add(h, u) fails with u axis 0 = 5, h axis 1 = 4: h axis 1 is 4 and u axis 0 "
+        "  add(h, u) fails with h axis 1 = 4, u axis 0 = 5: h axis 1 is 4 and u axis 0 "
         "is 5 could not be broadcast"]
     with pytest.raises(ValueError, match="could not be broadcast"):
         np.einsum("ij,jk->ik", np.zeros((2, 3)), np.zeros((3, 4))) + np.zeros(5)

@@ -60,7 +60,8 @@ def test_graph_text_reads_comparisons_unary_ops_lists_and_several_outputs():
     ("x if x else x", "if-else is not part of the graph language", "x if"),
     ("x and x", "and/or is not part of the graph language", "x and"),
     ("1 < x < 2", "one comparison at a time", "1 <"),
-    ("tanh(x, 'a')", "'a' is not a number", "'a'"),
+    ("tanh(x, b'a')", "b'a' is neither a number nor a string", "b'a'"),
+    ("x.astype(int8)", "int8 is a dtype: write it as a string, 'int8'", "int8"),
     ("import os", "expected an expression, NAME = expression or A, B = x.shape", "import"),
     ("concatenate([x, x], axis=2)", "concatenate([x, x], axis=2): ", "concatenate"),
     ("tnah(x)", "unknown Op 'tnah' (did you mean tanh?)", "tnah"),
@@ -145,6 +146,8 @@ def test_refine_command_in_a_namespace():
     ("tanh(x) x:float33[3]", "unknown dtype 'float33'", "float33"),
     ("tanh(x) x:float32[3] z:float32[3]", "z is not a name of the graph", "z:"),
     ("tanh(x) x:float32[3] junk", "expected NAME:TYPE or ->, got 'junk'", "junk"),
+    ('"tanh(x @ Q)" x:float32[?,3]', "Q has no type", "Q"),  # a graph quoted whole
+    ("einsum('ij,jk->ik', x, Q) x:float32[2,3]", "Q has no type", "Q"),
 ])
 def test_refine_command_errors_point_at_the_word(line, message, culprit):
     with pytest.raises(CommandError) as info:
@@ -203,6 +206,83 @@ def test_refine_rows_are_the_programs_variables_each_told_apart():
     assert labels[-1] == "add(add(add(…), x), x) #47"
     assert "#" in r._repr_html_() and r[y] == kt.TensorType.parse("float32[3]")
     shown = COMMANDS["refine"]("B, C = x.shape; zeros((B * 2, C)) x:float32[?,3] -> float64[8,3]")
-    assert str(shown).splitlines() == ["x                  float32[4,3]  (was float32[?,3])",
-                                       "zeros(x.shape[0])  float64[8,3]  (was float64[?,3])"]
+    assert str(shown).splitlines() == [
+        "x                               float32[4,3]  (was float32[?,3])",
+        "zeros(shape=(2*x.shape[0], 3))  float64[8,3]  (was float64[?,3])"]
     assert repr(shown).startswith("<Refinement of 2 variables, 2 refined>\n")
+
+
+@pytest.mark.parametrize(("text", "given"), [
+    ("zeros((x.shape[0] * 2, 3))", "float32[4,?]"),
+    ("B, C = x.shape; ones((B * 2, C + 1))", "float32[5,3]"),
+    ("B, C = x.shape; zeros((B * 2, C))", "float32[?,3]"),
+    ("n = x.shape[0]; ones((n, n + 1)) * 2", "float32[?]"),
+    ("zeros(x.shape[0] * 2)", "float32[3]"),
+])
+def test_refine_labels_a_size_parameter_as_written(text, given):
+    """A call whose sizes are parameters is labelled by them, as the user wrote them:
+    ``zeros((x.shape[0] * 2, 3))`` read 'zeros(x.shape[0])' (the input carrying the
+    size, not the size) and ``zeros(6)`` read 'zeros()'. Oracle: each label of such a
+    call, run by NumPy on an x of the refined type, makes an array of its row's shape."""
+    r = COMMANDS["refine"](f"{text} x:{given}")
+    rows = [(label, t) for label, _, t in r._rows()]
+    x_type = dict(rows).get("x", kt.TensorType.parse(given))  # (no row when sizes fold)
+    x = np.ones([4 if d is None else d for d in x_type.shape], dtype=x_type.dtype)
+    calls = [(label, t) for label, t in rows if label.startswith(("zeros(", "ones("))]
+    assert calls and all("shape=" in label for label, _ in calls), rows
+    for label, t in calls:
+        made = eval(label, {"zeros": np.zeros, "ones": np.ones, "x": x})  # NumPy's call
+        assert made.ndim == t.ndim and all(
+            m == d for m, d in zip(made.shape, t.shape, strict=True) if isinstance(d, int)), \
+            (label, t)
+
+
+@pytest.mark.parametrize("line, arrays", [
+    ("einsum('ij,jk->ik', x, y) x:float32[2,?] y:float32[?,4] -> float32[?,4]",
+     {"x": (2, 3), "y": (3, 4)}),
+    ("einsum('ij, jk -> ik', x, y) x:float32[2,3] y:float32[3,?]", {"x": (2, 3), "y": (3, 5)}),
+    ("zeros((2, 3), dtype='int16') + x.astype('int8') x:float32[?]", {"x": (3,)}),
+    ('"x.astype(\'uint8\') * 2" x:float64[4]', {"x": (4,)}),
+])
+def test_graph_text_reads_strings_as_python_does(line, arrays):
+    """The REPL's and the magics' graph text keeps Python's strings (the command line
+    stripped their quotes: einsum('ij,jk->ik', x, y) read einsum(ij,jk->ik, x, y), an
+    invalid syntax, and x.astype('int8') 'int8 has no type'). Oracle: the same text run
+    by NumPy on arrays of the inputs' sizes makes the output's dtype and every size the
+    refinement states."""
+    r = COMMANDS["refine"](line)
+    (out,) = r.outputs
+    text = line.split(" x:")[0].strip('"').replace("\\'", "'")
+    made = eval(text, {"einsum": np.einsum, "zeros": np.zeros},
+                {name: np.ones(shape, "float32" if "float32" in line else "float64")
+                 for name, shape in arrays.items()})
+    got = out.type  # (the retyped graph's output)
+    assert np.dtype(got.dtype) == made.dtype, (got, made.dtype)
+    assert all(d == m for d, m in zip(got.shape, made.shape, strict=True)
+               if isinstance(d, int)), (got, made.shape)
+
+
+def test_a_size_carried_into_a_parameter_is_named_as_written_in_explanations():
+    """The input carrying ``x.shape[0]`` into zeros's shape is that size in a conflict's
+    words (it read '2*x.shape[0].shape[0] = 8'), and one carrying a named size B is B
+    ('(B is 2)', not '(size{B}() axis 0 is 2)'). Oracle: the stated expression, run by
+    NumPy on x of the given shape, is the stated value, and np.zeros of it is not the
+    required shape."""
+    x = kt.tensor("x", "float32", (None, 3))
+    z = kt.zeros((x.shape[0] * 2, 3))
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(z, given={x: "float32[4,3]", z: "float64[9,3]"})
+    last = str(err.value).splitlines()[-1]
+    expr, value = last.rsplit("does not equal ", 1)[1].split(" = ")
+    assert expr == "2*x.shape[0]", last
+    x_value = np.ones((4, 3), "float32")
+    assert eval(expr, {"x": x_value}) == int(value)
+    assert np.zeros((eval(expr, {"x": x_value}), 3)).shape != (9, 3)
+    B, T = kt.dims("B T")
+    u = kt.tensor("u", "float32", (B, T, 8))
+    y = (u.reshape(B * T, 8) @ kt.tensor("W", "float32", (8, 16))).reshape(B, T, 16)
+    with pytest.raises(kt.RefinementError) as err:
+        kt.refine(y, given={u: "float32[2,3,8]", y: "float32[3,3,16]"})
+    assert "(B is 2)" in str(err.value) and "size{" not in str(err.value), str(err.value)
+    with pytest.raises(ValueError):  # NumPy: 2*3*8 values are no (3, 3, 16)
+        np.ones((2, 3, 8)).reshape(6, 8).dot(np.ones((8, 16))).reshape(3, 3, 16)

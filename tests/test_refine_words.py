@@ -96,7 +96,7 @@ def test_an_einsum_size_fixed_forwards_meets_a_matmul():
     assert _lines(h @ u, given={u: "float32[5,2]"}) == [
         "u axis 0 is 5 because of given u: float32[5,2]",
         "h axis 1 is 4 because of h = einsum(x, W) (W axis 1 is 4)",
-        "matmul(h, u) fails with u axis 0 = 5, h axis 1 = 4: h axis 1 is 4 but u axis 0 "
+        "matmul(h, u) fails with h axis 1 = 4, u axis 0 = 5: h axis 1 is 4 but u axis 0 "
         "is 5, and they must be equal"]
 
 

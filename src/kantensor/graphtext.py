@@ -1,7 +1,8 @@
 """Graphs written as text, for the ``refine`` command: ``tanh(x @ W)``.
 
 The text is Python syntax, read with :mod:`ast` and interpreted here, never evaluated:
-only names, numbers, the operators of tensors (``+ - * / // % ** @ & | ^ ~``), calls
+only names, numbers, strings (parameters: ``einsum('ij,jk->ik', a, b)``,
+``x.astype('int8')``), the operators of tensors (``+ - * / // % ** @ & | ^ ~``), calls
 of catalogue Ops (``tanh(h)``, ``sum(h, axis=1)``, ``concatenate([a, b])``), the
 methods of tensors (``h.reshape(3, -1)``), ``.T``/``.mT``, ``.shape`` (whose entries are
 sizes, ``zeros((x.shape[0], 5))``), ``.size``, ``.ndim`` and indexing with ints and
@@ -24,6 +25,7 @@ from .graph.basic import Variable
 from .ops import CATALOGUE, nearest_op
 from .syntax.limits import MAX_EXPONENT
 from .types.dim import Dim
+from .types.dtypes import DTYPES
 from .types.limits import check_terms
 from .types.type import TensorType
 from .types.variable import METHODS
@@ -161,12 +163,14 @@ class _Reader:
         if isinstance(found, Variable):
             self.names[name] = found
             return found
+        if name in DTYPES:  # x.astype(int8): NumPy's np.int8, not a name of the graph
+            raise _error(f"{name} is a dtype: write it as a string, '{name}'", node)
         raise _error(f"{name} has no type: give it one, as {name}:float32[3,?]", node)
 
     def _Constant(self, node: ast.Constant) -> Any:
-        if isinstance(node.value, bool | int | float | complex) or node.value is None:
-            return node.value
-        raise _error(f"{node.value!r} is not a number", node)
+        if isinstance(node.value, bool | int | float | complex | str) or node.value is None:
+            return node.value  # a string is a parameter's: einsum('ij->j', x), dtype='int8'
+        raise _error(f"{node.value!r} is neither a number nor a string", node)
 
     def _BinOp(self, node: ast.BinOp) -> Any:
         op = _BINARY.get(type(node.op))

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .basic import Apply, Constant, Variable
-from .display import SYMBOLIC_COLOR, UNKNOWN_COLOR
+from .display import SYMBOLIC_COLOR, UNKNOWN_COLOR, value_text
 from .picture import COLORS, new_picture
 from .walk import toposort
 
@@ -36,19 +36,6 @@ _FONT = "DejaVu Sans"
 def esc(text: object) -> str:
     """Text for a Graphviz HTML-like label."""
     return html.escape(str(text), quote=True)
-
-
-def value_text(value: Any) -> str:
-    """A parameter's value as its user would write it: a tuple of its entries, a size
-    by its name (``n``, not ``Dim('n')``), a string quoted."""
-    if isinstance(value, tuple):
-        inner = ", ".join(value_text(v) for v in value)
-        return f"({inner}{',' * (len(value) == 1)})"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(value_text(v) for v in value) + "]"
-    return str(value)
 
 
 def type_label(t: Any) -> str:

@@ -26,6 +26,20 @@ SYMBOLIC_STYLE = f"color:{SYMBOLIC_COLOR};font-weight:bold"
 UNKNOWN_STYLE = "color:#888"
 
 
+def value_text(value: object) -> str:
+    """A parameter's value as its user would write it: a tuple of its entries, a size
+    by its name or expression (``2*n``, not ``Dim<2*n>``), a string quoted; a value of a
+    tuple's subclass (a slice item, ``1:n``) as it prints itself."""
+    if type(value) is tuple:
+        inner = ", ".join(value_text(v) for v in value)
+        return f"({inner}{',' * (len(value) == 1)})"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(value_text(v) for v in value) + "]"
+    return str(value)
+
+
 def esc(value: object) -> str:
     """``str(value)`` escaped for HTML text."""
     return html.escape(str(value), quote=True)

@@ -13,6 +13,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from .basic import Constant, Variable
+from .display import value_text
 from .walk import toposort
 
 if TYPE_CHECKING:
@@ -90,6 +91,17 @@ def _op_name(op: Any) -> str:
     return getattr(op, "name", None) or str(op)
 
 
+def _op_text(op: Any) -> str:
+    """The Op as its ``str`` says it, each parameter's value as the user would write it
+    (``zeros{shape=(2*?0, 3), dtype='float64'}``, not ``Dim<2*?0>``)."""
+    params = getattr(op, "params", None)
+    if not isinstance(params, tuple) or not params or \
+            not all(isinstance(p, tuple) and len(p) == 2 for p in params):
+        return str(op)
+    said = ", ".join(f"{key}={value_text(value)}" for key, value in params)
+    return f"{_op_name(op)}{{{said}}}"
+
+
 def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph",
             size: str | None = None) -> graphviz.Digraph:
     """The picture of every node the ``outputs`` depend on.
@@ -130,7 +142,7 @@ def digraph(outputs: Iterable[Variable], types: bool = True, name: str = "graph"
         dot.node(aid, "Apply", **_style("apply"))
         # A long Op (sum{axis=(0,), keepdims=False}) would blow the circle up: the
         # circle holds its name and the parameters go beside it.
-        name, full = _op_name(node.op), str(node.op)
+        name, full = _op_name(node.op), _op_text(node.op)
         extra = {"xlabel": literal(full[len(name):])} \
             if full.startswith(name) and full != name else {}
         dot.node(f"o{k}", literal(name if extra else full), **_style("op"), **extra)

@@ -31,6 +31,9 @@ __all__ = ["Compatible", "DTypeMap", "InCategory", "InDefaultRange", "Operand", 
            "WrappedOk", "category_dtypes"]
 
 _IN_RANGE = frozenset(DEFAULT_RANGE)
+#: Where each dtype stands in the table (bool, the ints by width, ...): the order
+#: labeling tries a category's dtypes in, so answers list them as the table does.
+_TABLE_ORDER = {d: i for i, d in enumerate(DTYPES)}
 
 
 def category_dtypes(category: str | tuple[str, ...]) -> frozenset[str]:
@@ -161,7 +164,8 @@ class InCategory(Constraint):
         return (s, True) if d in category_dtypes(self.category) else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess((self.dtype,), s, sorted(category_dtypes(self.category)))
+        return guess((self.dtype,), s, sorted(category_dtypes(self.category),
+                                              key=lambda d: (_TABLE_ORDER.get(d, len(DTYPES)), d)))
 
     def terms(self) -> tuple:
         return (self.dtype,)

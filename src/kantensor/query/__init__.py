@@ -136,29 +136,34 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
 
 def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     """The one arity check (:func:`kantensor.signature.arity.check_arity`); an Op whose
-    signature its parameters render takes any number of inputs its builder accepts, and
-    gives as many outputs as its signature rendered for the inputs, where they are all
-    types (Attention's ``outputs``, one update per input of Adam): else as many as
-    :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    signature its parameters render is checked against that signature rendered for the
+    inputs, where they are all types, as make_node checks it (the inputs that carry its
+    symbolic size parameters counted: ``zeros{shape=(n, 3)}`` takes one, a ``bool[n]``;
+    the query answered 'no solutions' without it), and gives as many outputs as it has
+    (Attention's ``outputs``, one update per input of Adam); else as many inputs as
+    given and as many outputs as :attr:`Relation.n_outputs` counts on inputs of one
+    rank."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
         check_arity(label, arities(rel.target), n_in, n_out, rel.target)
+        return
+    sig = _rendered(rel, inputs)
+    if sig is None:
+        check_arity(rel.name, {(n_in, rel.n_outputs)}, n_in, n_out)
     else:
-        check_arity(rel.name, {(n_in, n) for n in _output_counts(rel, inputs)}, n_in, n_out)
+        check_arity(lambda: f"{rel.name} {sig}", arities(sig), n_in, n_out, sig)
 
 
-def _output_counts(rel: Relation, inputs: Sequence[Any]) -> frozenset[int]:
-    """How many outputs ``rel``'s Op with parameters gives for ``inputs``: counted on its
-    signature rendered for them where each is a type (the count make_node checks), else
-    (or where the builder refuses them: the relation then has no answer) on inputs of
-    one rank."""
+def _rendered(rel: Relation, inputs: Sequence[Any]) -> Signature | None:
+    """``rel``'s Op's signature rendered for ``inputs`` where each is a type (the one
+    make_node runs); None where one is not, or the builder refuses them (the relation
+    then has no answer)."""
     types = [TensorType.parse(x) if isinstance(x, str) else x for x in inputs]
     if all(isinstance(t, TensorType) for t in types):
         try:
             sig, _ = rel.target.signature_for(tuple(types))
         except (TypeError, ValueError, IndexError):  # (TypeInferenceError is a TypeError)
-            pass
-        else:
-            return frozenset(len(a.outputs) for a in sig.alternatives)
-    return frozenset({rel.n_outputs})
+            return None
+        return sig
+    return None

@@ -18,7 +18,7 @@ from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from .relations import run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
-from .units import Unit, describe, node_relation, node_unit
+from .units import Unit, describe, is_size_carrier, node_relation, node_unit
 from .wording import clause_said, in_user_terms, in_words
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
@@ -51,8 +51,8 @@ class Step:
         return hash(self._key())
 
     def __str__(self) -> str:
-        why = "; ".join(f"{describe(v)} axis {a} is {_shown(x)}" for v, a, x in self.premises)
-        return f"{describe(self.variable)} axis {self.axis} is {_shown(self.value)} " \
+        why = "; ".join(f"{_axis(v, a)} is {_shown(x)}" for v, a, x in self.premises)
+        return f"{_axis(self.variable, self.axis)} is {_shown(self.value)} " \
                f"because of {self.source}" + (f" ({why})" if why else "")
 
 
@@ -66,7 +66,7 @@ class Conflict:
     reason: str
 
     def __str__(self) -> str:
-        clash = ", ".join(f"{describe(v)} axis {a} = {_shown(x)}" for v, a, x in self.axes)
+        clash = ", ".join(f"{_axis(v, a)} = {_shown(x)}" for v, a, x in self.axes)
         return f"{self.source} fails" + (f" with {clash}" if clash else "") + \
             f": {self.reason}"
 
@@ -90,9 +90,17 @@ class RefinementError(TypeInferenceError):
         self.conflict = conflict
 
 
+def _axis(variable: Variable, axis: int) -> str:
+    """``x axis 1``; an input that only carries a size into a size parameter is that size
+    (``B``, ``x.shape[0]``: its one axis is the size)."""
+    if is_size_carrier(variable):
+        return describe(variable)
+    return f"{describe(variable)} axis {axis}"
+
+
 def _shown(value: Entry) -> str:
     if isinstance(value, Hole):
-        return f"the size of {describe(value.variable)} axis {value.axis}"
+        return f"the size of {_axis(value.variable, value.axis)}"
     return "an unknown size" if has_hole(value) else str(value)
 
 
@@ -139,7 +147,7 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     clashing = _clashing(sizes, unit, candidates)
     chosen = clashing or refined
     axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
-                 for i, a in chosen)
+                 for i, a in sorted(chosen))  # said in the operands' order, axis by axis
     story = _Story(sizes)
     for i, a in chosen:
         story.explain((unit.operands[i].variable, a))

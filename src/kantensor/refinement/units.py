@@ -12,15 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ..graph.basic import Apply, Constant, Variable
+from ..graph.display import value_text
 from ..ops.op import SignatureOp
-from ..ops.sizes import SizeOp, axis_length
+from ..ops.sizes import SizeOp, axis_length, entries, given_axis, map_entries, symbol_of
 from ..signature.signature import Signature
 from ..types.basic_ops import SpecifyShape
+from ..types.dim import Dim, unknown
+from ..types.symbols import substitute
 
-__all__ = ["UNIFY", "Operand", "Unify", "Unit", "describe", "node_relation", "node_unit",
+__all__ = ["UNIFY", "Operand", "Spelled", "Unify", "Unit", "describe", "node_relation", "node_unit",
            "node_units"]
 
 
@@ -193,7 +196,9 @@ def is_size_carrier(variable: Variable) -> bool:
 def describe(variable: Variable, depth: int = 2) -> str:
     """How messages name a Variable: its name, a constant's value, or the expression
     that computes it (cut at ``depth`` calls); the input that carries an axis of ``x``
-    into a size parameter reads as the user wrote it, ``x.shape[0]``."""
+    into a size parameter reads as the user wrote it, ``x.shape[0]``, and a call whose
+    sizes are parameters shows them (``zeros(shape=(2*x.shape[0], 3))``, not the
+    inputs that carry them)."""
     if variable.name is not None:
         return variable.name
     if isinstance(variable, Constant):
@@ -205,10 +210,54 @@ def describe(variable: Variable, depth: int = 2) -> str:
         return f"<{variable.type}>"
     node = variable.owner
     if getattr(node.op, "impl", None) is axis_length:  # x.shape[i] carried as an input
-        return f"{describe(node.inputs[0], depth)}.shape[{dict(node.op.params)['axis']}]"
+        return f"{_axis_text(variable, depth)}"
+    if isinstance(node.op, SizeOp):  # a named size carried as an input: B, 2*n
+        return str(node.op.size)
     name = getattr(node.op, "name", None) or str(node.op)
     if depth <= 0:
         return f"{name}(…)"
-    args = ", ".join(describe(v, depth - 1) for v in node.inputs)
-    out = f"{name}({args})"
+    args = [describe(v, depth - 1) for v in node.inputs if not is_size_carrier(v)]
+    if len(args) < len(node.inputs) or not node.inputs:
+        args += _size_params(node, depth)
+    out = f"{name}({', '.join(args)})"
     return out if len(node.outputs) == 1 else f"{out}[{variable.index}]"
+
+
+def _axis_text(carrier: Variable, depth: int) -> str:
+    """``x.shape[i]``: how the user wrote the size a ``shape_of`` input carries."""
+    node = carrier.owner
+    return f"{describe(node.inputs[0], depth)}.shape[{dict(node.op.params)['axis']}]"
+
+
+class Spelled:
+    """The key of a Dim that prints as a text: an axis size as the user wrote it
+    (``x.shape[0]``), in place of the placeholder a call's parameters hold."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    __str__ = __repr__
+
+
+def _size_params(node: Apply, depth: int) -> list[str]:
+    """``name=value`` for each parameter of ``node``'s Op that holds sizes (as the user
+    wrote them), the k-th ``x.shape[i]`` it holds (kept as a placeholder, see
+    :func:`~kantensor.ops.sizes.untie`) written over the k-th ``shape_of`` input."""
+    written = node.op.written()[1] if hasattr(node.op, "written") else \
+        getattr(node.op, "params", ())
+    axes = [v for v in node.inputs
+            if v.owner is not None and getattr(v.owner.op, "impl", None) is axis_length]
+    mapping = {symbol_of(given_axis(k)): unknown(Spelled(_axis_text(v, depth - 1)))
+               for k, v in enumerate(axes)}
+
+    def said(entry: Any) -> Any:
+        return substitute(entry, mapping) if mapping and isinstance(entry, Dim) else entry
+
+    return [f"{key}={value_text(map_entries(value, said))}" for key, value in written
+            if any(isinstance(e, int | Dim) and not isinstance(e, bool)
+                   for e in entries(value))]

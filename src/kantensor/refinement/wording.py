@@ -11,9 +11,13 @@ from ..logic.store import Reason
 from ..signature.mismatch import show
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads, Place, Side
+from ..syntax.ast import evaluate
+from ..types.dim import Dim, DimLike, unknown
+from ..types.dimminmax import DIM_CALLS
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .sizes import Sizes, has_hole
-from .units import Unit, describe
+from .units import Spelled, Unit, describe, is_size_carrier
 
 __all__ = ["clause_said", "in_user_terms", "in_words"]
 
@@ -94,7 +98,8 @@ def in_user_terms(reason: str, unit: Unit) -> str:
     if facts.get("tree") is not None:  # its own tree, each dim written as its axis
         said = A.written(facts["tree"], lambda n: names.get(n, n))
         if reason.kind == "clause":
-            return Reason(f"where-clause {said} fails: {facts['said']}", "clause", **facts)
+            return Reason(f"where-clause {said} fails: {_clause_values(facts, names)}",
+                          "clause", **facts)
         place, where = facts["place"], facts["where"]
         where = where if place is None else f"{_place_name(unit, place[0])} axis {place[1]}"
         return Reason(f"{where}: {facts['before']}{said}{facts['after']}", "size", **facts)
@@ -102,6 +107,38 @@ def in_user_terms(reason: str, unit: Unit) -> str:
         return reason
     return Reason("".join(_part(p, unit, names) for p in facts["parts"]), reason.kind,
                   **facts)
+
+
+def _clause_values(facts: dict, names: dict[str, str]) -> str:
+    """What a failing where-clause's sides are, in the user's words: the sizes known
+    put in, an axis still unknown named as its operand's axis (``2048*x.shape[3] == 9216
+    holds for no size x.shape[3]``, not ``2048*unknown == 9216 is false``); the solver's
+    own sentence where a side is not so written."""
+    tree, values = facts["tree"], facts.get("values", {})
+    if not isinstance(tree, A.Compare) or not values:
+        return facts["said"]
+    spelled: dict = {}
+    for name, value in values.items():
+        symbols = [s for s in free_symbols(value) if not isinstance(s, str)]
+        if len(symbols) == 1 and value == unknown(symbols[0]):
+            spelled[symbols[0]] = unknown(Spelled(names.get(name, name)))
+
+    def value(name: str) -> DimLike:
+        v = values[name]
+        return v if isinstance(v, int) else substitute(v, spelled)
+    try:
+        left, right = (evaluate(side, value, calls=DIM_CALLS)
+                       for side in (tree.left, tree.right))
+    except (KeyError, ZeroDivisionError):
+        return facts["said"]
+    open_sizes = {s for side in (left, right) if isinstance(side, Dim)
+                  for s in free_symbols(side) if not isinstance(s, str)}
+    if any(not isinstance(s, Spelled) for s in open_sizes):
+        return facts["said"]  # an unknown no name of the clause stands for
+    said = f"{left} {tree.op} {right}"
+    if not open_sizes:
+        return f"{said} is false"
+    return f"{said} holds for no size {' and '.join(sorted(map(str, open_sizes)))}"
 
 
 def _part(part: object, unit: Unit, names: dict[str, str]) -> str:
@@ -136,5 +173,6 @@ def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
                         varying[0] < k < varying[-1]:
                     continue  # between two groups: its axis is not known here
                 axis = k if not varying or k < varying[0] else k - len(dims)
-                names.setdefault(d.name, f"{describe(variable)}.shape[{axis}]")
+                names.setdefault(d.name, describe(variable) if is_size_carrier(variable)
+                                 else f"{describe(variable)}.shape[{axis}]")  # (B: a size)
     return names

@@ -265,17 +265,23 @@ class SizeSet:
     # -- text -------------------------------------------------------------------------
     def text(self, name: str) -> str:
         """In words: ``H in [211, 242]``, ``H >= 21``, ``H == 1``, ``H in {1, 2, 4}``,
-        ``H % 32 in {0..6, 31} and H >= 223``; pieces joined by ``or``."""
+        ``H % 32 in {0..6, 31} and H >= 223``; pieces joined by ``or``. A finite set
+        that one congruence states is written so where that is shorter than its
+        members."""
         if not self.pieces:
             return f"no value of {name}"
         if self.is_all:
             return f"{name} >= 0"
         n = self.count()
+        listed = f"{name} in {{{', '.join(map(str, self))}}}" \
+            if n is not None and 1 < n <= 16 and len(self.pieces) > 1 else None
         pattern = _pattern(self) if n is not None and len(self.pieces) > 2 else None
-        if pattern is not None:
-            return _piece_text(pattern, name)
-        if n is not None and 1 < n <= 16 and len(self.pieces) > 1:
-            return f"{name} in {{{', '.join(map(str, self))}}}"
+        if pattern is not None:  # the shorter: N in {1, 2, 3, 4, 6, 9, 12, 18, 36}, not
+            said = _piece_text(pattern, name)  # N % 35 in {1..4, 6, 9, 12, 18} and ...
+            if listed is None or len(said) < len(listed):
+                return said
+        if listed is not None:
+            return listed
         return " or ".join(_piece_text(p, name) for p in self.pieces)
 
     def __repr__(self) -> str:
