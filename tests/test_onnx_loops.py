@@ -404,3 +404,17 @@ def test_the_16_control_flow_node_cases_run_as_onnxruntime_runs_them():
                     np.testing.assert_allclose(x, y, rtol=1e-5, err_msg=case.name)
             else:
                 np.testing.assert_allclose(a, b, rtol=1e-5, err_msg=case.name)
+
+
+@pytest.mark.parametrize("ask", [size_notes, size_conditions])
+def test_a_model_given_as_it_is_says_to_read_it_first(ask):
+    """``size_notes(model)`` failed with "'ModelProto' object is not iterable": both take
+    the outputs ``from_onnx`` reads, and now say so, naming the call to make."""
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(TypeError, match=rf"{ask.__name__} takes the outputs from_onnx reads "
+                       r".*got ModelProto: call .*from_onnx\(model\)\[1\]"):
+        ask(model)
+    assert ask(from_onnx(model)[1]) == []

@@ -111,8 +111,8 @@ def size_notes(outputs: Variable | Sequence[Variable]) -> list[SizeNote]:
     """Why sizes of the graph of ``outputs`` (read by :func:`~kantensor.onnx.from_onnx`)
     are unknown, where a node of control flow says it: the branch an If's condition
     picks, a loop's number of iterations, a size no iteration rule solves."""
-    return [n for node in toposort(_listed(outputs)) for n in node.tag.get("notes", ())] \
-        if _listed(outputs) else []
+    listed = _listed(outputs, "size_notes")
+    return [n for node in toposort(listed) for n in node.tag.get("notes", ())] if listed else []
 
 
 def size_conditions(outputs: Variable | Sequence[Variable]) -> list[SizeCondition]:
@@ -121,14 +121,22 @@ def size_conditions(outputs: Variable | Sequence[Variable]) -> list[SizeConditio
     the first node that states it (two NonZeros of one mask count one size, and each
     states its bound)."""
     found: dict[tuple, SizeCondition] = {}
-    for node in toposort(_listed(outputs)):
+    for node in toposort(_listed(outputs, "size_conditions")):
         for c in node.tag.get("conditions", ()):
             found.setdefault((c.left, c.op, c.right), c)
     return list(found.values())
 
 
-def _listed(outputs: Variable | Sequence[Variable]) -> list[Variable]:
-    return [outputs] if isinstance(outputs, Variable) else list(outputs)
+def _listed(outputs: Variable | Sequence[Variable], caller: str) -> list[Variable]:
+    """``outputs`` as a list, or a TypeError saying what ``caller`` takes (a model given
+    as it is, rather than the outputs :func:`~kantensor.onnx.from_onnx` reads from it)."""
+    if isinstance(outputs, Variable):
+        return [outputs]
+    if isinstance(outputs, Sequence) and all(isinstance(v, Variable) for v in outputs):
+        return list(outputs)
+    raise TypeError(f"{caller} takes the outputs from_onnx reads (a Variable or a list of "
+                    f"them), got {type(outputs).__name__}: call "
+                    f"{caller}(kantensor.onnx.from_onnx(model)[1])")
 
 
 def base_name(label: str) -> str:
