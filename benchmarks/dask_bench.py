@@ -134,7 +134,8 @@ def _ratios(name: str, ours: dict, theirs: dict) -> dict:
 
 def table(rows: list[dict], cluster: bool) -> str:
     """The ratios as the docs' table (reST, ``kantensor / dask.array`` per column), and
-    the worst of each."""
+    the worst of each; a column no run measured (the workers' CPU on threads, the
+    spread of one run) left out."""
     cpu = "task CPU" if cluster else "CPU"
     head = ("workload", f"{cpu} (s)", f"{cpu}", "inputs' CPU", "workers' CPU", "wall",
             "wall spread", "peak/worker (MB)", "peak", "tasks")
@@ -152,6 +153,8 @@ def table(rows: list[dict], cluster: bool) -> str:
         body.append(("worst", "", f"{max(r['cpu'] for r in rows):.2f}x", "",
                      ratio(max(workers, default=None)), f"{max(r['time'] for r in rows):.2f}x",
                      "", "", f"{max(r['memory'] for r in rows):.2f}x", ""))
+    keep = [j for j in range(len(head)) if j == 0 or any(r[j] for r in body)]
+    head, body = tuple(head[j] for j in keep), [tuple(r[j] for j in keep) for r in body]
     widths = [max(len(c) for c in col) for col in zip(head, *body, strict=True)]
     rule = "  " + "  ".join("=" * w for w in widths)
     lines = [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))).rstrip()
