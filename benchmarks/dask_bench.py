@@ -14,8 +14,9 @@ Nine workloads (:data:`dask_workloads.WORKLOADS`), each a kantensor graph compil
   with ``compute_chunk_sizes=True``, dask.array with ``compute_chunk_sizes()``;
 * ``xarray``: a dask-backed DataArray standardised along time (xarray's own methods).
 
-Each variant runs in a fresh process (its peak memory its own: resident memory sampled
-every 50 ms; on a cluster, the largest of the workers' peaks). ``--scale`` multiplies
+Each variant runs in a fresh process (its peak memory its own: the kernel's high-water
+mark of resident memory, reset after a warm-up run; on a cluster, the largest of the
+workers'). ``--scale`` multiplies
 the sizes (1: full size, about 1-3 GB of input per workload); ``--cluster`` runs on a
 LocalCluster of 2 worker processes x ``--worker-gb`` GB. One run each (``--repeat N``:
 the best of N, the variants interleaved): ratios are from those runs, printed with the
@@ -24,8 +25,11 @@ machine's load average (``uptime``'s) at the start, after each workload and at t
 Besides the wall time (which the machine's load stretches: 2 cores shared by other
 work), each run reports CPU seconds: on a cluster, the sum of every task's thread CPU
 time from Dask's own worker metrics (:func:`dask_runs.task_times`), which the load leaves as it
-is; on threads, the process's CPU time. The last lines are a table of the ratios
-(:func:`table`), as the docs print it.
+is, and the worker processes' CPU in all (tasks, transfers, (de)serialisation: what
+scheduling the graph costs beside the tasks); on threads, the process's CPU time. With
+``--repeat``, every run's wall time is printed: their spread within one variant is the
+load's, and a difference between the variants below it is no measurement. The last lines
+are a table of the ratios (:func:`table`), as the docs print it.
 ``python benchmarks/dask_bench.py [--scale 1] [--only einsum,std] [--repeat 2]``;
 ``--graphs`` compares the two graphs without computing them (:func:`graph_section`);
 ``--tasks`` times every task on one thread (or ``--cluster``: on one LocalCluster), the
@@ -76,20 +80,28 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
                 continue
             task_wall = "" if r.get("task_wall") is None else \
                 f" (task wall {r['task_wall']:6.1f} s)"
-            print(f"  {name:<10} {r['variant']:<10} total {r['total']:7.2f} s (build "
+            runs = "" if len(r.get("totals", ())) < 2 else \
+                " (runs " + ", ".join(f"{t:.1f}" for t in r["totals"]) + ")"
+            print(f"  {name:<10} {r['variant']:<10} total {r['total']:7.2f} s{runs} (build "
                   f"{r['build'] * 1e3:6.0f} ms), CPU {r['cpu']:7.1f} s{task_wall}, peak "
                   f"{r['peak_mb']:7.0f} MB, {r['tasks']:6d} tasks")
             if detail:
-                top = sorted(r.get("by_prefix", {}).items(), key=lambda kv: -kv[1])[:6]
+                top = sorted((r.get("by_prefix") or {}).items(), key=lambda kv: -kv[1])[:6]
                 print("      " + ", ".join(f"{k} {v:.1f} s" for k, v in top))
+                if r.get("workers_cpu") is not None:
+                    print(f"      workers' processes {r['workers_cpu']:.1f} s CPU in all, "
+                          f"{r['transfers']} results sent between them "
+                          f"({r['transfer_mb']:.0f} MB)")
         if "error" in ours or "error" in theirs:
             continue
         row = _ratios(name, ours, theirs)
         rows.append(row)
         control = "" if row["inputs"] is None else \
             f" (the inputs' own tasks {row['inputs']:.2f}x)"
+        spread = "" if row["spread"] is None else \
+            f" (one variant's runs differ by up to {row['spread']:.2f}x)"
         print(f"  {name:<10} kantensor / dask.array: CPU {row['cpu']:.2f}x{control}, time "
-              f"{row['time']:.2f}x, peak memory {row['memory']:.2f}x (results "
+              f"{row['time']:.2f}x{spread}, peak memory {row['memory']:.2f}x (results "
               f"{'agree' if row['same'] else 'DISAGREE'}; load average {load()})",
               flush=True)
     print(table(rows, cluster))
@@ -104,10 +116,15 @@ INPUT_PREFIX = "standard_normal"
 
 def _ratios(name: str, ours: dict, theirs: dict) -> dict:
     """One row of the table: kantensor's figures over dask.array's."""
-    a, b = (r.get("by_prefix", {}).get(INPUT_PREFIX) for r in (ours, theirs))
+    a, b = ((r.get("by_prefix") or {}).get(INPUT_PREFIX) for r in (ours, theirs))
+    c, d = (r.get("workers_cpu") for r in (ours, theirs))
+    spreads = [max(r["totals"]) / min(r["totals"]) for r in (ours, theirs)
+               if len(r.get("totals", ())) > 1]
     return {"workload": name, "cpu": ours["cpu"] / theirs["cpu"],
             "inputs": a / b if a and b else None,
+            "workers": c / d if c and d else None,
             "time": ours["total"] / theirs["total"],
+            "spread": max(spreads, default=None),
             "memory": ours["peak_mb"] / theirs["peak_mb"],
             "peaks": (ours["peak_mb"], theirs["peak_mb"]),
             "cpus": (ours["cpu"], theirs["cpu"]),
@@ -117,20 +134,27 @@ def _ratios(name: str, ours: dict, theirs: dict) -> dict:
 
 def table(rows: list[dict], cluster: bool) -> str:
     """The ratios as the docs' table (reST, ``kantensor / dask.array`` per column), and
-    the worst of each."""
+    the worst of each; a column no run measured (the workers' CPU on threads, the
+    spread of one run) left out."""
     cpu = "task CPU" if cluster else "CPU"
-    head = ("workload", f"{cpu} (s)", f"{cpu}", "inputs' CPU", "wall", "peak/worker (MB)",
-            "peak", "tasks")
+    head = ("workload", f"{cpu} (s)", f"{cpu}", "inputs' CPU", "workers' CPU", "wall",
+            "wall spread", "peak/worker (MB)", "peak", "tasks")
+
+    def ratio(x):
+        return "" if x is None else f"{x:.2f}x"
     body = [(r["workload"], f"{r['cpus'][0]:.1f} / {r['cpus'][1]:.1f}", f"{r['cpu']:.2f}x",
-             "" if r.get("inputs") is None else f"{r['inputs']:.2f}x",
-             f"{r['time']:.2f}x", f"{r['peaks'][0]:.0f} / {r['peaks'][1]:.0f}",
+             ratio(r.get("inputs")), ratio(r.get("workers")), f"{r['time']:.2f}x",
+             ratio(r.get("spread")), f"{r['peaks'][0]:.0f} / {r['peaks'][1]:.0f}",
              f"{r['memory']:.2f}x", "{} / {}".format(*r["tasks"])
              if r["tasks"][0] != r["tasks"][1] else str(r["tasks"][0]))
             for r in rows]
     if rows:
+        workers = [r["workers"] for r in rows if r.get("workers") is not None]
         body.append(("worst", "", f"{max(r['cpu'] for r in rows):.2f}x", "",
-                     f"{max(r['time'] for r in rows):.2f}x", "",
-                     f"{max(r['memory'] for r in rows):.2f}x", ""))
+                     ratio(max(workers, default=None)), f"{max(r['time'] for r in rows):.2f}x",
+                     "", "", f"{max(r['memory'] for r in rows):.2f}x", ""))
+    keep = [j for j in range(len(head)) if j == 0 or any(r[j] for r in body)]
+    head, body = tuple(head[j] for j in keep), [tuple(r[j] for j in keep) for r in body]
     widths = [max(len(c) for c in col) for col in zip(head, *body, strict=True)]
     rule = "  " + "  ".join("=" * w for w in widths)
     lines = [("  " + "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))).rstrip()

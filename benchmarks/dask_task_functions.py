@@ -14,7 +14,8 @@ in a turn may be the slower, whichever it is, and that spread is the measurement
 ``big`` blocks are the benchmark's; ``tiny`` ones (a few elements) leave only what a
 task costs besides NumPy's work on its data.
 
-``python benchmarks/dask_task_functions.py [--only std,reshape] [--size big|tiny]``
+``python benchmarks/dask_task_functions.py [--only std,reshape,einsum,tensordot,dot]
+[--size big|tiny]``
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ SHAPES = {
                     "tiny": (((4, 4),), ((2, 2),))}),
     "reshape": ("rechunk-merge-reshape-sum", {"big": (((400_000, 50),), ((100_000, 50),)),
                                               "tiny": (((16, 50),), ((4, 50),))}),
+    **{name: ("sum", {"big": (((65536, 64), (65536, 32)), ((32768, 64), (32768, 32))),
+                      "tiny": (((8, 4), (8, 2)), ((4, 4), (4, 2)))})
+       for name in ("einsum", "tensordot", "dot")},
 }
 
 #: What distributed's nanny sets for its workers (a task's BLAS on its own thread).
