@@ -18,6 +18,7 @@ from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Final
 
+from . import factbox
 from .boxorder import has_extremes, ordered
 from .canon import canonical_form, formed_as_is
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
@@ -45,7 +46,8 @@ class Facts:
     """A conjunction of conditions taken to hold (beside: every size is ``>= 0``).
     Immutable and hashable; adding conditions gives a new Facts."""
 
-    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows", "_rising")
+    __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows", "_rising",
+                 "_box")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -56,6 +58,7 @@ class Facts:
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
         self._lows: dict | None = None  # what each fact says of its own terms (see states)
         self._rising: bool | None = None  # see unbounded
+        self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
 
     @property
     def triples(self) -> tuple:
@@ -119,6 +122,9 @@ class Facts:
                 if v not in lows or lows[v] < low:
                     lows[v] = low
             grown._lows = lows
+        if self._box is not None:
+            grown._box = factbox.grown(self._box, [c.triple() for c in new
+                                                   if c not in self.atoms])
         return grown
 
     def about(self, symbols: Iterable[Hashable]) -> Facts:
@@ -178,7 +184,12 @@ class Facts:
             return found  # (what holds of every size >= 0 holds under any facts)
         if op in _AT_LEAST and self.unbounded(d):  # it holds past some point, where the
             # facts hold too: the prover would not refute it (a window's out >= 1)
-            return True if proves(self.triples, (d, op, 0)) else None
+            if self._box is None:
+                self._box = factbox.made(c.triple() for c in self.atoms)
+            self._box, found = factbox.proven(self._box, (d, op, 0), True)  # (the prover's
+            if found is None:  # over its box, not made again: see .factbox)
+                found = proves(self.triples, (d, op, 0))
+            return True if found else None
         formed = None
         if op in ("==", "!=") and _has_opaque(d) and not getattr(_FORMING, "on", False):
             formed = self._formed(condition)  # (first: a floor chain's max atoms split

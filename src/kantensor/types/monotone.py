@@ -17,7 +17,7 @@ question needs), and the prover answers instead."""
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any
 
@@ -28,7 +28,7 @@ from .pointvalue import terms as _terms
 from .pointvalue import value as _value
 from .poly import Opaque
 
-__all__ = ["bounds", "box_of", "decided", "proves"]
+__all__ = ["bounds", "box_of", "decided", "narrowed", "proves"]
 
 UP, DOWN, FLAT = 1, -1, 0
 #: The largest size a bisection looks at (past it a side is unbounded).
@@ -261,7 +261,13 @@ def box_of(facts: tuple, partial: bool = False) -> Box | None:
     """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
     in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind, or with
     ``partial`` the box of the facts (and sides) that are, a superset of what all allow."""
-    box: dict = {}
+    return narrowed({}, facts, partial)
+
+
+def narrowed(box: Box, facts: Iterable[tuple], partial: bool = False) -> Box | None:
+    """:func:`box_of` of ``box``'s facts and ``facts`` (``box`` itself unchanged): a
+    grown :class:`~kantensor.types.facts.Facts` narrows its parent's box."""
+    box = dict(box)
     for fact in facts:
         for part in _fact_parts(fact):
             if part is None and partial:
@@ -428,8 +434,7 @@ def _extremes_of(box: Box, x: Any, low_only: bool) -> tuple | None:
 
 
 def _corners(x: Any, corner: dict) -> tuple[int | None, int | None]:
-    """``x`` at ``corner`` (None where a side is unbounded), and at it with the unbounded
-    sides LIMIT (the same point, where none is)."""
+    """``x`` at ``corner`` (None: a side unbounded), and with those sides LIMIT."""
     if None not in corner.values():
         found = _value(x, corner)
         return found, found
