@@ -30,10 +30,13 @@ from .symbols import free_symbols
 
 __all__ = ["Pending", "State", "grown", "made", "proven"]
 
-#: ``(box or None, terms of the facts' sides, the facts' triples)``: None where the
-#: box path does not apply (see :func:`proven`).
+#: ``(box, terms of the facts' sides, the facts' triples)``: the box None where its
+#: path does not apply (see :func:`proven`), the triples None where they are not linear
+#: in one size (:func:`~.onesize.over_one_size` answers no question of them).
 State = tuple
 _START: Final = ({}, 0, ())
+_UNBOXED: Final = (None, 0, None)  # (facts the box path does not take)
+_TRUE: Final = (0, ">=", 0)  # (a goal over no size: over_one_size answers if it applies)
 
 
 def _terms(x: object) -> int:
@@ -48,6 +51,8 @@ def made(triples: Iterable[tuple]) -> State:
 def grown(state: State | Pending, triples: Iterable[tuple]) -> State | Pending:
     """``state``'s facts and ``triples`` (a ``!=`` triple is left out), made when first
     asked (:func:`proven`: most sets of facts a model makes are never asked)."""
+    if state is _UNBOXED:
+        return state  # (and every set grown from it: the prover's)
     added = tuple([t for t in triples if t[1] != "!="])
     return Pending(state, added) if added else state
 
@@ -77,12 +82,19 @@ def _made(state: State | Pending) -> State:
 
 def _narrowed(state: State, added: tuple) -> State:
     box, size, held = state
-    if box is not None:
-        box = monotone.narrowed(box, added)
-        if box is _NO_SIZES:
-            box = None  # (None: a fact not monotone in one symbol; or no sizes meet them)
+    if box is None:
+        return _UNBOXED
+    box = monotone.narrowed(box, added)
+    if box is None or box is _NO_SIZES:
+        return _UNBOXED  # (a fact not monotone in one symbol; or no sizes meet them)
     size += sum(_terms(left) + _terms(right) for left, _, right in added)
-    return box, size, held + added
+    if size > MAX_QUESTION_TERMS:
+        return _UNBOXED  # (past the prover's cap with any goal: it answers, at once)
+    if held is not None:
+        held += added
+        if over_one_size(held, _TRUE) is None:
+            held = None  # (not linear in one size: nor with any goal, nor grown further)
+    return box, size, held
 
 
 def proven(state: State | Pending, goal: tuple, rising: bool = False
@@ -97,7 +109,7 @@ def proven(state: State | Pending, goal: tuple, rising: bool = False
     left, op, right = goal
     if box is None or size + _terms(left) + _terms(right) > MAX_QUESTION_TERMS:
         return state, None
-    found = over_one_size(held, goal)
+    found = None if held is None else over_one_size(held, goal)
     if found is not None:
         return state, found
     if rising and type(right) is int and right == 0:
