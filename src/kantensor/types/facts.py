@@ -54,7 +54,7 @@ class Facts:
         self.atoms = atoms
         self._triples: tuple | None = None  # made on first use (see triples)
         self._hash = hash(atoms)
-        self._symbols: tuple | None = None  # (atom, its symbols): made on first about()
+        self._symbols: dict | None = None  # symbol -> [(atom, its symbols)]: see about()
         self._about: dict | None = None  # about()'s answers, by the symbols asked of
         self._lows: dict | None = None  # what each fact says of its own terms (see states)
         self._rising: bool | None = None  # see unbounded
@@ -146,18 +146,27 @@ class Facts:
         return found
 
     def _connected(self, symbols: frozenset) -> Facts:
-        if self._symbols is None:
-            self._symbols = tuple((c, c.symbols()) for c in self.atoms)
-        wanted = set(symbols)
+        """The atoms reached from ``symbols`` through the symbols they share: by a walk
+        over the symbols (each atom's listed under each of its symbols, made once)."""
+        by_symbol = self._symbols
+        if by_symbol is None:
+            by_symbol = {}
+            for c in self.atoms:
+                named = c.symbols()
+                for u in named:
+                    by_symbol.setdefault(u, []).append((c, named))
+            self._symbols = by_symbol
+        seen = set(symbols)
+        todo = list(seen)
         kept: set[Condition] = set()
-        changed = True
-        while changed:
-            changed = False
-            for c, named in self._symbols:
-                if c not in kept and not wanted.isdisjoint(named):
+        while todo:
+            for c, named in by_symbol.get(todo.pop(), ()):
+                if c not in kept:
                     kept.add(c)
-                    wanted |= named
-                    changed = True
+                    for u in named:
+                        if u not in seen:
+                            seen.add(u)
+                            todo.append(u)
         return self if len(kept) == len(self.atoms) else Facts(kept)
 
     # -- questions ------------------------------------------------------------------------
