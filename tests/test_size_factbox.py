@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 import sizing
 from kantensor.types import factbox
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim, dim_max, dim_min
+from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.prove import proves
 
