@@ -12,7 +12,9 @@ caps at :data:`~.prove.MAX_QUESTION_TERMS` is the parent's plus theirs.
 :func:`proven` answers as :func:`~.prove.proves` answers through its box, in its order
 (over one size first, then over the box); where that path does not answer (a fact not
 monotone in one symbol, no sizes meeting the facts, an unbounded side the question
-needs, past the cap), None: the caller asks :func:`~.prove.proves` itself.
+needs, past the cap), None: the caller asks :func:`~.prove.proves` itself. A state
+holds at most the cap's number of facts (past it, every set grown from it is the prover's
+at once), so the states of a long line of growing facts stay small.
 tests/test_size_factbox.py compares both, and brute force.
 """
 
