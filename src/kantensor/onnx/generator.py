@@ -1,6 +1,7 @@
 """ONNX's generator family (``onnx/defs/generator``): ConstantOfShape, Range, EyeLike
 and Bernoulli (``signatures/onnx/generator.toml``), each op's builder beside its
-implementation.
+implementation; the element types a Constant (read by the importer as a literal) may
+have.
 """
 
 from __future__ import annotations
@@ -13,9 +14,29 @@ import numpy as np
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, dims, reads_ranks
 from ..syntax.ast import DimVar, dim_max
+from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim
+from ..types.dtypes import COMPLEX, category
 from .dtypes import dtype_of
 from .shared import NotKnown, size_entry
+
+#: The first opset whose Constant may hold complex values: before 9 its schema's T is
+#: float16, float32 and float64. onnxruntime takes a Constant of every other type it has
+#: at any opset (its value becomes an initializer: ints, bool and strings before 9,
+#: bfloat16 before 13, float8 before 19, ...), which onnx's inference refuses; kantensor
+#: follows onnxruntime there, and refuses where both refuse: complex before 9
+#: (onnxruntime registers no complex type; onnx's inference takes it from 9 on).
+COMPLEX_CONSTANTS_SINCE = 9
+
+
+def check_constant(dtype: str, opset: int | None, where: str) -> None:
+    """TypeInferenceError naming ``where`` if a Constant's value of ``dtype`` is of no
+    type the oracles take at ``opset`` (None: the newest)."""
+    if opset is not None and opset < COMPLEX_CONSTANTS_SINCE and \
+            category(dtype) is COMPLEX:
+        raise TypeInferenceError(f"{where}: a Constant of {dtype} at opset {opset} (its "
+                                 "schema's T is float16, float32 and float64 before opset "
+                                 f"{COMPLEX_CONSTANTS_SINCE}; complex from then on)")
 
 
 @builder
