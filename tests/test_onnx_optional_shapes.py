@@ -1,9 +1,14 @@
-"""Dropout's optional inputs read by their places and of their schema's shapes, judged by
+"""Optional inputs of their schemas' shapes, judged by onnxruntime.
+
+Dropout's optional inputs read by their places and of their schema's shapes, judged by
 onnxruntime: a training mode without a ratio (``x, "", t``) is the training mode (it was
 read as the ratio: a bool one refused, a float32 one taken, which onnxruntime refuses);
 the ratio and the training mode are scalars (onnx's inference: "Ratio of Dropout must be
 a scalar"; any shape was taken). In training, kt.function drops elements as ONNX says
-(each kept one scaled by 1 / (1 - ratio)); it gave X back."""
+(each kept one scaled by 1 / (1 - ratio)); it gave X back.
+
+Trilu's k is a scalar or a vector of one entry, its input of rank 2 or more (any shape
+of k, and a vector input, were taken; onnxruntime refuses them at every value)."""
 
 from __future__ import annotations
 
@@ -12,6 +17,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import kantensor as kt
+import kantensor.onnx as ko
 import ortrun
 from kantensor.onnx import from_onnx
 from onnxsweep import kantensor_says, model_of, truth
@@ -58,3 +64,32 @@ def test_dropout_in_training_drops_and_scales(ratio):
     y, mask = kt.function(ins, outs)(x, np.float32(ratio), np.bool_(False))
     np.testing.assert_array_equal(y, x)
     assert mask.all()
+
+
+@pytest.mark.parametrize(("x", "k"), [([3, 3], []), ([3, 3], [1]), ([3, 3], [2]),
+                                      ([3, 3], [1, 1]), ([3, 3], [0]), ([3], None),
+                                      ([2, 3, 3], [1]), ([4], [])])
+def test_trilu_takes_k_of_one_entry_and_a_batch_of_matrices(x, k):
+    names = ["x"] + (["k"] if k is not None else [])
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, x)] + (
+        [helper.make_tensor_value_info("k", TensorProto.INT64, k)] if k is not None else [])
+    model = model_of([helper.make_node("Trilu", names, ["y"])], ins, 14)
+    feeds = {"x": np.ones(x, np.float32)} | ({"k": np.zeros(k, np.int64)} if k is not None
+                                            else {})
+    ran = ortrun.run(model, feeds)
+    refused = isinstance(ran, ortrun.Refusal)
+    assert (kantensor_says(model) == "refuses") is refused, ran
+    if not refused:
+        assert [o.type.shape for o in from_onnx(model)[1]] == ran
+
+
+def test_trilu_k_of_a_symbolic_length_holds_where_it_has_one_entry():
+    """k of length N: the contract holds exactly where onnxruntime runs (N == 1)."""
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 3]),
+           helper.make_tensor_value_info("k", TensorProto.INT64, ["N"])]
+    model = model_of([helper.make_node("Trilu", ["x", "k"], ["y"])], ins, 14)
+    contract = ko.contract(model)
+    for n in range(4):
+        ran = ortrun.run(model, {"x": np.ones((3, 3), np.float32),
+                                 "k": np.zeros(n, np.int64)})
+        assert contract.holds(N=n).value is not isinstance(ran, ortrun.Refusal), (n, ran)
