@@ -8,7 +8,10 @@ a scalar"; any shape was taken). In training, kt.function drops elements as ONNX
 (each kept one scaled by 1 / (1 - ratio)); it gave X back.
 
 Trilu's k is a scalar or a vector of one entry, its input of rank 2 or more (any shape
-of k, and a vector input, were taken; onnxruntime refuses them at every value)."""
+of k, and a vector input, were taken; onnxruntime refuses them at every value).
+
+DeformConv's B is (M,) and its mask (N, offset_group * kH * kW, oH, oW), read by their
+places (any shape of either was taken)."""
 
 from __future__ import annotations
 
@@ -93,3 +96,30 @@ def test_trilu_k_of_a_symbolic_length_holds_where_it_has_one_entry():
         ran = ortrun.run(model, {"x": np.ones((3, 3), np.float32),
                                  "k": np.zeros(n, np.int64)})
         assert contract.holds(N=n).value is not isinstance(ran, ortrun.Refusal), (n, ran)
+
+
+_DEFORM = {"x": [1, 2, 3, 3], "w": [2, 2, 2, 2], "o": [1, 8, 2, 2]}
+
+
+@pytest.mark.parametrize(("extra", "group"), [
+    ({"b": [2]}, 1), ({"b": [3]}, 1), ({"b": [1, 2]}, 1), ({"m": [1, 4, 2, 2]}, 1),
+    ({"m": [1, 4, 2, 3]}, 1), ({"m": [1, 2, 2, 2]}, 1), ({"m": [4, 2, 2]}, 1),
+    ({"b": [2], "m": [1, 4, 2, 2]}, 1), ({"o": [1, 16, 2, 2], "m": [1, 8, 2, 2]}, 2),
+    ({"o": [1, 16, 2, 2], "m": [1, 4, 2, 2]}, 2)])
+def test_deform_conv_bias_and_mask_of_their_schemas_shapes(extra, group):
+    """B is (M,), mask (N, offset_group * kH * kW, oH, oW), read by their places (a mask
+    without B is the mask): onnxruntime runs exactly those (any shape was taken)."""
+    shapes = {**_DEFORM, **extra}
+    names = ["x", "w", "o", "b" if "b" in extra else "", "m" if "m" in extra else ""]
+    while not names[-1]:
+        names.pop()
+    node = helper.make_node("DeformConv", names, ["y"], offset_group=group)
+    model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, shapes[n])
+                              for n in names if n], 22)
+    rng = np.random.default_rng(0)
+    ran = ortrun.run(model, {n: rng.uniform(0, 1, shapes[n]).astype(np.float32)
+                             for n in names if n})
+    refused = isinstance(ran, ortrun.Refusal)
+    assert (kantensor_says(model) == "refuses") is refused, ran
+    if not refused:
+        assert [o.type.shape for o in from_onnx(model)[1]] == ran
