@@ -120,7 +120,7 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         params["given"] = tuple(given)
     if plan.outputs:
         params["outputs"] = len(node.output)
-    attributes = entry.attributes
+    attributes, types = entry.attributes, plan.attribute_types
     for attr in node.attribute:
         key = attr.name
         if key not in attributes or key in plan.refused:
@@ -130,13 +130,13 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         if key in params:
             raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
                                   f"{shown(key)} is given twice")
-        wanted = plan.attribute_types.get(key)
-        if wanted is not None and attr.type != wanted and attr.type:  # (UNDEFINED: an
-            # old model's, read by its fields)
+        kind = attr.type  # (read once: a protobuf field read is a call)
+        if kind != types.get(key, kind) and kind:  # (UNDEFINED: an old model's, read by
+            # its fields)
             raise OnnxImportError(
                 f"node {label!r} ({node.op_type}): attribute {shown(key)} is of type "
-                f"{_type_name(attr.type)}; its schema's is {_type_name(wanted)}")
+                f"{_type_name(kind)}; its schema's is {_type_name(types[key])}")
         params[key] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
-            reader.opsets.items()))) if attr.type == _GRAPH else \
+            reader.opsets.items()))) if kind == _GRAPH else \
             attribute_value(attr, reader.tensors)
     return tensors, params
