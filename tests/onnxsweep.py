@@ -13,7 +13,8 @@ whether ``from_onnx`` types the model; a refusal for an op it does not type (an
 ``UnsupportedOp``, a value it needs not known) is counted apart, neither right nor
 wrong.
 
-Run as a script (``python tests/onnxsweep.py [optional|sequence_map|quantize|cases]``)
+Run as a script (``python tests/onnxsweep.py [optional|sequence_map|attributes|cases|
+attribute_types]``)
 it prints, per family, the models judged and the wrong accepts and refusals, each wrong
 verdict with its model's description.
 """
@@ -112,8 +113,9 @@ class Tally:
         self.wrong_accepts: list[str] = []
         self.wrong_refusals: list[str] = []
 
-    def judge(self, what: str, model: onnx.ModelProto, op: str) -> None:
-        valid, who = truth(model, op)
+    def judge(self, what: str, model: onnx.ModelProto, op: str,
+              oracle: Callable = None) -> None:
+        valid, who = (oracle or truth)(model, op)
         said = kantensor_says(model)
         if said == "unsupported":
             self.unsupported += 1
@@ -279,6 +281,23 @@ def case_models(newest: int) -> Iterator[tuple[str, str, onnx.ModelProto]]:
     outputs' types cleared), one per op type and domain (the case of the most graph
     inputs), each graph input's element type varied over every one in turn (a tensor's,
     or a sequence's or an optional's element type), the others as the case has them."""
+    for op, name, model in _chosen_cases():
+        for k, info in enumerate(model.graph.input):
+            elem = _elem_of(info.type)
+            if elem is None:
+                continue
+            for code, dtype in ELEMS.items():
+                if code == elem.elem_type:
+                    continue
+                varied = onnx.ModelProto()
+                varied.CopyFrom(model)
+                _elem_of(varied.graph.input[k].type).elem_type = code
+                yield f"{op} {name} input {k} {dtype}", op, varied
+
+
+def _chosen_cases() -> Iterator[tuple[str, str, onnx.ModelProto]]:
+    """The one-node cases, one per op type and domain (the case of the most graph
+    inputs), prepared as tests/onnx_cases.py does: (op type, case name, model)."""
     import onnx_cases  # (the node cases load onnx's reference implementations: slow)
 
     chosen: dict[tuple[str, str], tuple] = {}
@@ -294,17 +313,72 @@ def case_models(newest: int) -> Iterator[tuple[str, str, onnx.ModelProto]]:
         if key not in chosen or len(model.graph.input) > len(chosen[key][1].graph.input):
             chosen[key] = (case.name, model)
     for (_, op), (name, model) in sorted(chosen.items()):
-        for k, info in enumerate(model.graph.input):
-            elem = _elem_of(info.type)
-            if elem is None:
-                continue
-            for code, dtype in ELEMS.items():
-                if code == elem.elem_type:
-                    continue
-                varied = onnx.ModelProto()
-                varied.CopyFrom(model)
-                _elem_of(varied.graph.input[k].type).elem_type = code
-                yield f"{op} {name} input {k} {dtype}", op, varied
+        yield op, name, model
+
+
+#: An attribute's type changed to another (its value kept as near as that type holds it):
+#: INT <-> FLOAT, INTS <-> FLOATS, INTS -> INT (its first), STRING -> STRINGS.
+_A = onnx.AttributeProto
+RETYPED: dict[int, list[tuple[int, Callable]]] = {
+    _A.INT: [(_A.FLOAT, lambda a: {"f": float(a.i)})],
+    _A.FLOAT: [(_A.INT, lambda a: {"i": int(a.f)})],
+    _A.INTS: [(_A.FLOATS, lambda a: {"floats": [float(v) for v in a.ints]}),
+              (_A.INT, lambda a: {"i": a.ints[0] if a.ints else 0})],
+    _A.FLOATS: [(_A.INTS, lambda a: {"ints": [int(v) for v in a.floats]})],
+    _A.STRING: [(_A.STRINGS, lambda a: {"strings": [a.s]})],
+}
+
+
+def attribute_type_models(newest: int) -> Iterator[tuple[str, str, onnx.ModelProto]]:
+    """ONNX's one-node test cases (as :func:`case_models` chooses them), each attribute
+    of the node given as another attribute type in turn (:data:`RETYPED`): the schema
+    names each attribute's type, which onnx's checker and onnxruntime hold a node to
+    ("Mismatched attribute type")."""
+    for op, name, model in _chosen_cases():
+        for k, attr in enumerate(model.graph.node[0].attribute):
+            for to, value in RETYPED.get(attr.type, []):
+                retyped = onnx.ModelProto()
+                retyped.CopyFrom(model)
+                a = retyped.graph.node[0].attribute[k]
+                a.ClearField(_FIELDS[attr.type])
+                a.type = to
+                for field, v in value(attr).items():
+                    if isinstance(v, list):
+                        getattr(a, field).extend(v)
+                    else:
+                        setattr(a, field, v)
+                yield (f"{op} {name} {attr.name} {_A.AttributeType.Name(attr.type)} -> "
+                       f"{_A.AttributeType.Name(to)}"), op, retyped
+
+
+_FIELDS = {_A.INT: "i", _A.FLOAT: "f", _A.INTS: "ints", _A.FLOATS: "floats",
+           _A.STRING: "s"}
+
+
+def checker_takes(model: onnx.ModelProto) -> bool:
+    """Whether onnx's checker passes the model's one node against its schema (its
+    attributes' types among what it checks), at the model's opsets."""
+    ctx = onnx.checker.C.CheckerContext()
+    ctx.ir_version = model.ir_version
+    ctx.opset_imports = {o.domain: o.version for o in model.opset_import}
+    try:
+        onnx.checker.check_node(model.graph.node[0], ctx)
+    except onnx.checker.ValidationError:
+        return False
+    return True
+
+
+def attribute_truth(model: onnx.ModelProto, op: str) -> tuple[bool | None, str]:
+    """Whether a node's attributes are of its schema's types: onnxruntime's word where it
+    refuses them ("Mismatched attribute type") or takes the model, else onnx's checker;
+    None where onnxruntime takes what the checker refuses."""
+    said = ort_refusal(model)
+    if said is not None and "Mismatched attribute type" in said:
+        return False, "ort"
+    takes = checker_takes(model)
+    if said is None:
+        return (True, "ort") if takes else (None, "disputed")
+    return takes, "onnx"
 
 
 def _elem_of(proto: onnx.TypeProto):
@@ -319,10 +393,11 @@ def _elem_of(proto: onnx.TypeProto):
     return None
 
 
-def sweep(models: Iterator[tuple[str, str, onnx.ModelProto]]) -> Tally:
+def sweep(models: Iterator[tuple[str, str, onnx.ModelProto]],
+          oracle: Callable = None) -> Tally:
     tally = Tally()
     for what, op, model in models:
-        tally.judge(what, model, op)
+        tally.judge(what, model, op, oracle)
     return tally
 
 
@@ -330,9 +405,11 @@ def main(families: list[str]) -> None:
     ort.set_default_logger_severity(3)
     newest = onnx.defs.onnx_opset_version()
     found = {"optional": optional_models, "sequence_map": sequence_map_models,
-             "attributes": attribute_models, "cases": case_models}
+             "attributes": attribute_models, "cases": case_models,
+             "attribute_types": attribute_type_models}
     for family in families or list(found):
-        tally = sweep(found[family](newest))
+        tally = sweep(found[family](newest), attribute_truth
+                      if family == "attribute_types" else None)
         print(f"{family}: {tally}")
         for kind, found_ in (("accepts", tally.wrong_accepts),
                              ("refusals", tally.wrong_refusals)):

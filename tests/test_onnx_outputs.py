@@ -128,9 +128,9 @@ def fits_where_the_checker_takes_it(entry):
     ctx.ir_version, ctx.opset_imports = 10, {entry.domain: opset}
     most = found.max_output if found.max_output < 2**31 - 1 else len(found.outputs) + 1
     for n in range(most + 2):
-        if entry.op_type == "BatchNormalization" and n == 2:
-            continue  # (its schema allows 1 or 3 outputs, which training_mode picks: the
-            # builder refuses the others, judged by onnxruntime above)
+        if entry.op_type == "BatchNormalization" and 1 < n < len(found.outputs):
+            continue  # (its schema allows 1 or all its outputs, 3 or 5, which training
+            # picks: the builder refuses the others, judged by onnxruntime above)
         for blank in [None, *range(n)]:
             wanted = [("" if k == blank else f"y{k}") for k in range(n)]
             node = helper.make_node(entry.op_type, ins, wanted, domain=entry.domain)

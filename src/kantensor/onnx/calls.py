@@ -25,6 +25,17 @@ __all__ = ["CallPlan", "arguments", "call_plan"]
 
 _GRAPH = onnx.AttributeProto.GRAPH
 
+#: The attribute type of ONNX's schemas that each parameter kind reads (an attribute of
+#: another type is refused, as onnxruntime refuses it: "Mismatched attribute type"; a
+#: RandomNormal's seed of INT was taken). Every catalogue entry's parameter named as an
+#: attribute of its schema has its kind's type here (tests/test_onnx_attribute_types.py).
+ATTRIBUTE_TYPES: dict[str, int] = {
+    kind: getattr(onnx.AttributeProto, name) for kinds, name in (
+        (("int", "maybe_int"), "INT"), (("ints", "axes"), "INTS"),
+        (("number", "maybe_number"), "FLOAT"), (("numbers",), "FLOATS"),
+        (("str", "choice"), "STRING"), (("strings",), "STRINGS"), (("graph",), "GRAPH"),
+        (("array", "dtyped_number"), "TENSOR")) for kind in kinds}
+
 
 class CallPlan(NamedTuple):
     """What an entry's call takes of a node."""
@@ -42,6 +53,16 @@ class CallPlan(NamedTuple):
     #: static length of a 1-d input whose value is not known (one axis of unknown value
     #: is not several)
     lengths: dict[int, str]
+    #: parameter name -> the attribute type it reads (:data:`ATTRIBUTE_TYPES`)
+    attribute_types: dict[str, int]
+
+
+def _type_name(code: int) -> str:
+    """ONNX's name of an attribute type (its number if ONNX has none)."""
+    try:
+        return onnx.AttributeProto.AttributeType.Name(code)
+    except ValueError:
+        return str(code)
 
 
 @cache
@@ -56,9 +77,11 @@ def call_plan(entry: OnnxOp) -> CallPlan:
                        bounds if bounds in params else None))
     lengths = {k: f"{name}_length" for k, _, name, value, _ in inputs
                if value is not None and f"{name}_length" in params}
+    types = {p.name: ATTRIBUTE_TYPES[p.kind] for p in entry.entry.spec.params
+             if p.kind in ATTRIBUTE_TYPES}
     return CallPlan(tuple(inputs), "given" in params, "outputs" in params,
                     frozenset(f"{s.strip('*?')}_{kind}" for s in entry.inputs
-                              for kind in ("value", "length")), lengths)
+                              for kind in ("value", "length")), lengths, types)
 
 
 def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
@@ -97,7 +120,7 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         params["given"] = tuple(given)
     if plan.outputs:
         params["outputs"] = len(node.output)
-    attributes = entry.attributes
+    attributes, types = entry.attributes, plan.attribute_types
     for attr in node.attribute:
         key = attr.name
         if key not in attributes or key in plan.refused:
@@ -107,7 +130,13 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         if key in params:
             raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
                                   f"{shown(key)} is given twice")
+        kind = attr.type  # (read once: a protobuf field read is a call)
+        if kind != types.get(key, kind) and kind:  # (UNDEFINED: an old model's, read by
+            # its fields)
+            raise OnnxImportError(
+                f"node {label!r} ({node.op_type}): attribute {shown(key)} is of type "
+                f"{_type_name(kind)}; its schema's is {_type_name(types[key])}")
         params[key] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
-            reader.opsets.items()))) if attr.type == _GRAPH else \
+            reader.opsets.items()))) if kind == _GRAPH else \
             attribute_value(attr, reader.tensors)
     return tensors, params

@@ -1,6 +1,7 @@
-"""ONNX's generator family (``onnx/defs/generator``): ConstantOfShape, Range, EyeLike
-and Bernoulli (``signatures/onnx/generator.toml``), each op's builder beside its
-implementation.
+"""ONNX's generator family (``onnx/defs/generator``): ConstantOfShape, Range, EyeLike,
+Bernoulli, RandomNormal, RandomUniform, their Like forms and Multinomial
+(``signatures/onnx/generator.toml``), each op's builder beside its implementation; the
+element types a Constant (read by the importer as a literal) may have.
 """
 
 from __future__ import annotations
@@ -10,12 +11,34 @@ from typing import Any
 
 import numpy as np
 
+from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import builder, dims, reads_ranks
 from ..syntax.ast import DimVar, dim_max
+from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim
-from .dtypes import dtype_of
+from ..types.dtypes import COMPLEX, category
+from ..types.numpy_dtypes import numpy_dtype
+from .dtypes import DTYPES, dtype_of
 from .shared import NotKnown, size_entry
+
+#: The first opset whose Constant may hold complex values: before 9 its schema's T is
+#: float16, float32 and float64. onnxruntime takes a Constant of every other type it has
+#: at any opset (its value becomes an initializer: ints, bool and strings before 9,
+#: bfloat16 before 13, float8 before 19, ...), which onnx's inference refuses; kantensor
+#: follows onnxruntime there, and refuses where both refuse: complex before 9
+#: (onnxruntime registers no complex type; onnx's inference takes it from 9 on).
+COMPLEX_CONSTANTS_SINCE = 9
+
+
+def check_constant(dtype: str, opset: int | None, where: str) -> None:
+    """TypeInferenceError naming ``where`` if a Constant's value of ``dtype`` is of no
+    type the oracles take at ``opset`` (None: the newest)."""
+    if opset is not None and opset < COMPLEX_CONSTANTS_SINCE and \
+            category(dtype) is COMPLEX:
+        raise TypeInferenceError(f"{where}: a Constant of {dtype} at opset {opset} (its "
+                                 "schema's T is float16, float32 and float64 before opset "
+                                 f"{COMPLEX_CONSTANTS_SINCE}; complex from then on)")
 
 
 @builder
@@ -90,5 +113,92 @@ def build_typed_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[s
 
 def bernoulli(x: np.ndarray, *, dtype: int | None = None, seed: float | None = None
               ) -> np.ndarray:
-    rng = np.random.default_rng(None if seed is None else int(seed))
-    return rng.random(x.shape) < x
+    """1 where a uniform draw falls below X's probability, else 0, of the ``dtype``
+    attribute's dtype (else X's)."""
+    return (_rng(seed).random(x.shape) < x).astype(_like(x, dtype))
+
+
+def _sizes(shape: Any, op: str) -> list[int]:
+    """The ``shape`` attribute's sizes, each 0 or more."""
+    sizes = [int(s) for s in shape]
+    if any(s < 0 for s in sizes):
+        raise ParamError(f"{op}: shape {tuple(sizes)} has a negative size")
+    return sizes
+
+
+@reads_ranks
+def build_random(types: tuple, shape: Any, dtype: int = 1, **_: Any) -> dict[str, Any]:
+    """RandomNormal, RandomUniform: of the ``shape`` attribute's sizes and the ``dtype``
+    attribute's dtype (float32 unless given), which the signature's set must hold."""
+    return {"y": _sizes(shape, "RandomNormal/RandomUniform"),
+            "dt": dtype_of(dtype, "RandomNormal/RandomUniform")}
+
+
+@reads_ranks
+def build_random_like(types: tuple, dtype: int | None = None, **_: Any) -> dict[str, Any]:
+    """RandomNormalLike, RandomUniformLike: the input's shape (its values unread: any
+    dtype of T1); the ``dtype`` attribute's dtype, else the input's, which the
+    signature's set (T2) must hold."""
+    return {"x": dims("a", types[0].ndim),
+            "dt": dtype_of(dtype, "RandomNormalLike/RandomUniformLike")
+            if dtype is not None else "T1"}
+
+
+@reads_ranks
+def build_multinomial(types: tuple, sample_size: int = 1, dtype: int = 6, **_: Any
+                      ) -> dict[str, Any]:
+    """Multinomial: of input [batch_size, class_size], ``sample_size`` class indices per
+    batch entry, of the ``dtype`` attribute's dtype (int32 unless given). onnxruntime
+    draws from a batch of one entry or more, of one class or more, one sample or more
+    (it refuses the others at every value: "batch_size is < 1", "num_classes is < 1",
+    "num_samples is < 1")."""
+    if types[0].ndim != 2:
+        raise ParamError(f"Multinomial: the input is [batch_size, class_size], got "
+                         f"{types[0].ndim} dimensions")
+    if sample_size < 1:
+        raise ParamError(f"Multinomial: sample_size must be positive, got {sample_size}")
+    b, c = dims("a", 2)
+    return {"x": [b, c], "y": [b, sample_size], "dt": dtype_of(dtype, "Multinomial"),
+            "fits": [b >= 1, c >= 1]}
+
+
+def _rng(seed: float | None) -> np.random.Generator:
+    """The generator of a node's ``seed`` (a float attribute; none: fresh entropy)."""
+    return np.random.default_rng(None if seed is None else int(seed))
+
+
+def random_normal(*, shape: Any, dtype: int = 1, mean: float = 0.0, scale: float = 1.0,
+                  seed: float | None = None) -> np.ndarray:
+    return _rng(seed).normal(mean, scale, tuple(shape)).astype(
+        numpy_dtype(DTYPES[dtype]))
+
+
+def random_uniform(*, shape: Any, dtype: int = 1, low: float = 0.0, high: float = 1.0,
+                   seed: float | None = None) -> np.ndarray:
+    return _rng(seed).uniform(low, high, tuple(shape)).astype(numpy_dtype(DTYPES[dtype]))
+
+
+def _like(x: np.ndarray, dtype: int | None) -> np.dtype:
+    return x.dtype if dtype is None else numpy_dtype(DTYPES[dtype])
+
+
+def random_normal_like(x: np.ndarray, *, dtype: int | None = None, mean: float = 0.0,
+                       scale: float = 1.0, seed: float | None = None) -> np.ndarray:
+    return _rng(seed).normal(mean, scale, x.shape).astype(_like(x, dtype))
+
+
+def random_uniform_like(x: np.ndarray, *, dtype: int | None = None, low: float = 0.0,
+                        high: float = 1.0, seed: float | None = None) -> np.ndarray:
+    return _rng(seed).uniform(low, high, x.shape).astype(_like(x, dtype))
+
+
+def multinomial(x: np.ndarray, *, sample_size: int = 1, dtype: int = 6,
+                seed: float | None = None) -> np.ndarray:
+    """``sample_size`` draws per row of the classes whose unnormalised log
+    probabilities the row holds."""
+    rng, out = _rng(seed), np.empty((x.shape[0], sample_size), numpy_dtype(DTYPES[dtype]))
+    logits = x.astype(np.float64)
+    for b, row in enumerate(logits):
+        p = np.exp(row - row.max())
+        out[b] = rng.choice(len(row), size=sample_size, p=p / p.sum())
+    return out

@@ -42,6 +42,7 @@ from .contradiction import across, consistent, lasting
 from .datasizes import DataSizes
 from .dtypes import UnsupportedType, type_name
 from .entrykeys import check_outputs, fits
+from .generator import COMPLEX_CONSTANTS_SINCE, check_constant
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
@@ -427,6 +428,7 @@ class _Reader(Scope, Sources):
                 value = constant_value(node, self.tensors, node_label(node))
                 if self.graph:
                     var = self.vars[name] = constant(value, name=name)
+                    check_constant(var.type.dtype, self.opset, described(node))
                     self.types[name] = var.type
                     self.values[name] = value
                     return
@@ -441,8 +443,11 @@ class _Reader(Scope, Sources):
         self.constant_found(name, found)
 
     def constant_found(self, name: str, found: tuple[Any, Any, Any, Any]) -> None:
-        """Write a Constant's (type, value, value key, node slot token) read before."""
+        """Write a Constant's (type, value, value key, node slot token) read before (its
+        dtype checked at this model's opset: the value may be another model's)."""
         t, value, vkey, token = found
+        if self.opset is not None and self.opset < COMPLEX_CONSTANTS_SINCE:
+            check_constant(t.dtype, self.opset, f"node {shown(f'Constant -> {name}')}")
         self.types[name], self.values[name], self.value_keys[name] = t, value, vkey
         if token is not None:
             self.tokens[name] = token

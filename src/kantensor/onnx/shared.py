@@ -19,7 +19,7 @@ import numpy as np
 
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
-from ..ops.templates import dims, groups, reads_ranks, typed
+from ..ops.templates import groups
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import EMPTY, Facts
@@ -160,14 +160,6 @@ def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> li
     inputs that carry the sizes of ``sizes`` (which come last)."""
     more = len(types) - skip - (len(sizes.dims) if sizes else 0)
     return [*groups("r", more), *(sizes.patterns() if sizes else ())]
-
-
-@reads_ranks
-def build_along_axis(types: tuple, **_: Any) -> dict[str, Any]:
-    """The input's shape; the other inputs (Trilu's k) of any shape, of dtype ``K`` (the
-    entry's where-clause says which)."""
-    return {"x": dims("a", types[0].ndim),
-            "rest": [typed(g.dims, "K") for g in groups("r", len(types) - 1)]}
 
 
 def not_computed(*arrays: np.ndarray, **_: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import checked, dims, groups, reads_ranks, typed
+from ...ops.templates import checked, dims, reads_ranks, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, TensorPattern
 
 #: The ONNX inputs, in order.
@@ -197,23 +197,37 @@ def build_linear(types: tuple, q_num_heads: int | None = None,
     q heads of the value size, the state is (batch, kv heads, key size, value size).
     As its schema says, decay and beta (``given`` says which the node has) are of the
     query's dtype T, past_state and the present state of their own S (T without a past
-    state, as onnx's inference has it); the update rule's inputs must be given."""
+    state, as onnx's inference has it); the update rule's inputs must be given, and no
+    other (onnx's reference: "forbids decay input"). Their shapes, as the schema and
+    onnx's reference have them: past_state the state's (batch, kv heads, key size, value
+    size); decay (batch, time, kv heads * key size) or (batch, time, kv heads); beta
+    (batch, time, kv heads) or (batch, time, 1)."""
     if q_num_heads is None or kv_num_heads is None:
         raise ParamError("LinearAttention needs q_num_heads and kv_num_heads")
-    missing = [n for n in _LINEAR_NEEDS.get(update_rule, ()) if _LINEAR_PLACES[n] not in given]
+    needs = _LINEAR_NEEDS.get(update_rule, ())
+    missing = [n for n in needs if _LINEAR_PLACES[n] not in given]
     if missing:
         raise ParamError(f"LinearAttention's update_rule {update_rule!r} needs the "
                          f"{' and '.join(missing)} input{'s' if len(missing) > 1 else ''}")
+    extra = [n for n in ("decay", "beta") if _LINEAR_PLACES[n] in given and n not in needs]
+    if extra:
+        raise ParamError(f"LinearAttention's update_rule {update_rule!r} takes no "
+                         f"{' and no '.join(extra)} input")
     hq, hk = q_num_heads, kv_num_heads
-    b, t, qw, kw, vw = dims("b t qw kw vw")
+    b, t, qw, kw, vw, e4, e5 = dims("b t qw kw vw e4 e5")
     dk, dv = kw // hk, vw // hk
     state = "S" if _LINEAR_PLACES["past_state"] in given else "T"
     outs = [typed([b, t, hq * dv], "T"), typed([b, hk, dk, dv], state)][:outputs]
-    rest = [typed(g.dims, "S" if place == _LINEAR_PLACES["past_state"] else "T")
-            for g, place in zip(groups("r", len(types) - 3), given[3:], strict=True)]
+    shapes = {3: typed([b, hk, dk, dv], "S"), 4: typed([b, t, e4], "T"),
+              5: typed([b, t, e5], "T")}
+    fits = [(kw % hk).eq(0), (vw % hk).eq(0), (qw // hq).eq(kw // hk)]
+    if 4 in given:
+        fits.append(((e4 - hk) * (e4 - kw)).eq(0))
+    if 5 in given:
+        fits.append(((e5 - hk) * (e5 - 1)).eq(0))
     return {"inputs": [typed([b, t, qw], "T"), typed([b, t, kw], "T"), typed([b, t, vw], "T"),
-                       *rest], "outs": outs,
-            "fits": [(kw % hk).eq(0), (vw % hk).eq(0), (qw // hq).eq(kw // hk)]}
+                       *(shapes[place] for place in given[3:])], "outs": outs,
+            "fits": fits}
 
 
 def _packed(x: np.ndarray, heads: int) -> np.ndarray:

@@ -336,15 +336,23 @@ def qlinear_conv(x: np.ndarray, x_s: np.ndarray, x_z: np.ndarray, w: np.ndarray,
 
 
 @reads_ranks
-def build_deform_conv(types: tuple, **_: Any) -> dict[str, Any]:
-    """DeformConv: the output's spatial sizes are the offset's; B and mask (whichever
-    the node has) of any shape, of X's dtype (its schema's one T)."""
+def build_deform_conv(types: tuple, given: tuple = (0, 1, 2), offset_group: int = 1,
+                      **_: Any) -> dict[str, Any]:
+    """DeformConv: the output's spatial sizes are the offset's; B (the output channels
+    M, as W's first axis) and mask (N, offset_group * the kernel's size, the output's
+    spatial sizes), whichever the node has (``given``: by their places), of X's dtype
+    (its schema's one T), as onnxruntime runs them (any shape of either was taken)."""
     k = types[0].ndim - 2
     out = dims("o", k)
+    kernel = dims("k", k)
     n, c, m, cg, q = dims("n c m cg q")
-    return {"x": [n, c, *dims("a", k)], "w": [m, cg, *dims("k", k)],
+    window = offset_group
+    for d in kernel:
+        window = d * window
+    rest = {3: typed([m], "T"), 4: typed([n, window, *out], "T")}
+    return {"x": [n, c, *dims("a", k)], "w": [m, cg, *kernel],
             "offset": [n, q, *out],
-            "rest": [typed(g.dims, "T") for g in groups("z", len(types) - 3)],
+            "rest": [rest[place] for place in given[3:]],
             "y": [n, m, *out]}
 
 

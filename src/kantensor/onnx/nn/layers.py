@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError
-from ...ops.templates import dims, groups, reads_ranks, size_of, typed
+from ...ops.templates import dims, reads_ranks, size_of, typed
 
 
 @reads_ranks
@@ -29,19 +29,33 @@ def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
 
 
 @reads_ranks
-def build_dropout(types: tuple, outputs: int, **_: Any) -> dict[str, Any]:
-    """Dropout: the output, and the mask (bool) when the node asks for it. The ratio is
+def build_dropout(types: tuple, outputs: int, given: tuple = (0,), **_: Any
+                  ) -> dict[str, Any]:
+    """Dropout: the output, and the mask (bool) when the node asks for it. The ratio
+    and the training mode (``given`` says which the node has: a training mode without
+    a ratio is the training mode) are scalars, as onnx's inference requires: the ratio
     of dtype ``R`` (the catalogue's where-clause says which), the training mode bool."""
     x = dims("a", types[0].ndim)
-    rest = [typed(g.dims, d) for g, d in zip(groups("r", len(types) - 1), ("R", "bool"),
-                                             strict=False)]
+    rest = [typed([], "R" if place == 1 else "bool") for place in given[1:]]
     return {"x": x, "rest": rest,
             "outs": [typed(x, "T"), typed(x, "bool")][:2 if outputs > 1 else 1]}
 
 
-def dropout(x: np.ndarray, *rest: np.ndarray, outputs: int = 1, **_: Any) -> Any:
-    mask = np.ones(x.shape, dtype=bool)
-    return (x.copy(), mask) if outputs > 1 else x.copy()
+def dropout(x: np.ndarray, *rest: np.ndarray, given: tuple = (0,), outputs: int = 1,
+            seed: int = 0, ratio: float = 0.5, **_: Any) -> Any:
+    """X where not training (the training mode false or not given, as before opset 12);
+    in training, each element kept with probability 1 - ratio and scaled by
+    1 / (1 - ratio) (the dropped ones 0), drawn from the ``seed`` attribute's generator;
+    the mask says which were kept."""
+    extra = dict(zip(given[1:], rest, strict=False))
+    training = 2 in extra and bool(np.asarray(extra[2]))
+    ratio = float(np.asarray(extra[1])) if 1 in extra else ratio
+    if not training or ratio == 0:
+        y, mask = x.copy(), np.ones(x.shape, dtype=bool)
+    else:
+        mask = np.random.default_rng(seed).uniform(size=x.shape) >= ratio
+        y = (x * mask * (1 / (1 - ratio) if ratio < 1 else 0)).astype(x.dtype)
+    return (y, mask) if outputs > 1 else y
 
 
 def shrink(x: np.ndarray, *, bias: float, lambd: float) -> np.ndarray:

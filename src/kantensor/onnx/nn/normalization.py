@@ -80,20 +80,52 @@ def _channels(x: Any, least: int, op: str) -> list[DimVar]:
     return dims("a", x.ndim)
 
 
+def _batch_norm(types: tuple, outputs: int, counts: tuple[int, int], training: str,
+                scale: str, stats: str) -> dict[str, Any]:
+    """BatchNormalization: Y like X (N, C, ...) of T; scale and B of X's C entries and
+    dtype ``scale``, the input mean and variance of C entries and dtype ``stats``, and
+    so are the outputs past Y (ONNX's schemas: one T up to opset 13, T and U at 14, T,
+    T1 and T2 from 15). A node has ``counts[1]`` outputs in training, else Y alone
+    (ONNX's schema takes those two counts, its shape inference the one ``training``
+    says; onnxruntime refuses the others)."""
+    if outputs not in counts:
+        raise ParamError(f"{counts[1]} outputs in training ({training}), else 1 (Y); the "
+                         f"node has {outputs}")
+    a = _channels(types[0], 2, "BatchNormalization")
+    c, s = typed([a[1]], scale), typed([a[1]], stats)
+    return {"x": a, "rest": [c, c, s, s], "outs": [typed(a, "T"), *[s] * (outputs - 1)]}
+
+
+@reads_ranks
+def build_batch_norm_7(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
+    """BatchNormalization, opsets 7 to 13: every tensor of X's T; 5 outputs (Y, the
+    running mean and variance, the saved mean and inverse deviation) in training."""
+    return _batch_norm(types, outputs, (1, 5), "5 outputs", "T", "T")
+
+
+@reads_ranks
+def build_batch_norm_14(types: tuple, outputs: int = 1, training_mode: int = 0, **_: Any
+                        ) -> dict[str, Any]:
+    """BatchNormalization, opset 14: X, scale and B of T, the mean and variance of U."""
+    _trained(outputs, training_mode)
+    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T", "U")
+
+
 @reads_ranks
 def build_same_shape_stats(types: tuple, outputs: int = 1, training_mode: int = 0, **_: Any
                            ) -> dict[str, Any]:
-    """BatchNormalization: Y like X (N, C, ...); scale, B, mean and variance have X's C
-    entries, and so do, in training, the running mean and variance: a node has those 3
-    outputs in training, else Y alone (ONNX's schema takes 1 or 3, its shape inference
-    the one training_mode says; onnxruntime refuses the others)."""
+    """BatchNormalization, opset 15 on: X of T, scale and B of T1, the mean and variance
+    of T2 (each float type on its own)."""
+    _trained(outputs, training_mode)
+    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T1", "T2")
+
+
+def _trained(outputs: int, training_mode: int) -> None:
+    """3 outputs (Y, running_mean, running_var) exactly when training_mode is 1."""
     if outputs != (3 if training_mode else 1):
         raise ParamError("3 outputs (Y, running_mean, running_var) when training_mode is "
                          f"1, else 1 (Y); training_mode is {training_mode}, the node has "
                          f"{outputs}")
-    a = _channels(types[0], 2, "BatchNormalization")
-    c = typed([a[1]], "T")
-    return {"x": a, "rest": [c] * (len(types) - 1), "outs": [typed(a, "T"), c, c][:outputs]}
 
 
 @reads_ranks
@@ -120,16 +152,22 @@ def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
 def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
                var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
                training_mode: int = 0, outputs: int = 1) -> Any:
+    """Y of X's dtype, the statistics of the input mean's (their schemas' T and T2);
+    in training (``training_mode``, or 5 outputs before opset 14) Y is normalised by the
+    batch's mean and variance, and the running ones move toward them by ``momentum``;
+    the saved mean and inverse deviation (5 outputs) are the batch's, as onnxruntime
+    gives them."""
     shape = (1, -1) + (1,) * (x.ndim - 2)
-    if training_mode:
+    if training_mode or outputs == 5:
         axes = (0, *range(2, x.ndim))
         m, v = x.mean(axis=axes), x.var(axis=axes)
         y = (x - m.reshape(shape)) / np.sqrt(v.reshape(shape) + epsilon)
-        y = y * scale.reshape(shape) + b.reshape(shape)
-        return (y, mean * momentum + m * (1 - momentum),
-                var * momentum + v * (1 - momentum))[:outputs]
+        y = (y * scale.reshape(shape) + b.reshape(shape)).astype(x.dtype)
+        stats = (mean * momentum + m * (1 - momentum), var * momentum + v * (1 - momentum),
+                 m, 1 / np.sqrt(v + epsilon))
+        return (y, *(t.astype(mean.dtype) for t in stats))[:outputs]
     y = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + epsilon)
-    return y * scale.reshape(shape) + b.reshape(shape)
+    return (y * scale.reshape(shape) + b.reshape(shape)).astype(x.dtype)
 
 
 @reads_ranks

@@ -362,6 +362,23 @@ def unique(x: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple:
         counts.astype(np.int64)
 
 
+@reads_ranks
+def build_trilu(types: tuple, **_: Any) -> dict[str, Any]:
+    """Trilu: the input's shape (of rank 2 or more, a batch of matrices); k, where given,
+    a scalar or a vector of one entry (onnxruntime refuses any other at every value:
+    "IsScalarOr1ElementVector"), of dtype ``K`` (the entry's where-clause says which)."""
+    x = types[0]
+    if x.ndim < 2:
+        raise ParamError(f"Trilu takes an input of rank 2 or more, got {x.ndim}")
+    rest = []
+    for k in types[1:]:
+        if k.ndim > 1:
+            raise ParamError(f"Trilu's k is a scalar or a vector of one entry, got "
+                             f"{k.ndim} dimensions")
+        rest.append(typed([1] * k.ndim, "K"))
+    return {"x": dims("a", x.ndim), "rest": rest}
+
+
 def trilu(x: np.ndarray, *k: np.ndarray, upper: int = 1) -> np.ndarray:
     shift = int(k[0]) if k else 0
     return np.triu(x, shift) if upper else np.tril(x, shift)
