@@ -214,16 +214,20 @@ def test_dtype_answers_come_in_the_tables_order_not_alphabetical():
 
 
 def test_an_op_holding_symbolic_sizes_counts_the_inputs_that_carry_them():
-    """``zeros{shape=(n, 3)}`` takes the input that carries n (a ``bool[n]``), as its
-    node has: a query without it raises make_node's arity error (it answered 'no
-    solutions', a false claim: such a zeros exists), and one with it answers as NumPy
-    makes the array. Oracle: np.zeros((5, 3)) and the node make_node builds."""
+    """``zeros{shape=(n, 3)}``'s node takes the input that carries n (a ``bool[n]``),
+    which the call ``kt.zeros((n, 3))`` adds: a query given the inputs the call names
+    (none) answers the call's type (it answered 'no solutions', a false claim: such a
+    zeros exists), one given the node's inputs answers as NumPy makes the array, and a
+    count that is neither raises make_node's arity error. Oracle: np.zeros((5, 3)) and
+    the node the call builds (tests/test_query_sizes.py checks every such Op by brute
+    force)."""
     n = kt.Dim("n")
     op = kt.zeros.bind(shape=(n, 3))
-    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as made:
-        op()
-    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 0") as asked:
-        query(op, [], [var("X")])
+    assert list(query(op, [], [var("X")])) == [{"X": kt.zeros((n, 3)).type}]
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 2") as made:
+        op(kt.tensor("s", "bool", (n,)), kt.tensor("t", "bool", (n,)))
+    with pytest.raises(kt.TypeInferenceError, match="takes 1 input, got 2") as asked:
+        query(op, ["bool[n]", "bool[n]"], [var("X")])
     assert str(asked.value).splitlines()[0].endswith(str(made.value).split(": ")[-1])
     (answer,) = query(op, ["bool[5]"], [var("X")])
     assert kt.TensorType.parse(str(answer["X"])).shape == np.zeros((5, 3)).shape

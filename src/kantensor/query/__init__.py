@@ -7,7 +7,8 @@ returns every answer lazily as a :class:`Solutions` object.
 
 Here: what a query runs (:func:`resolve`, :func:`relation`), the patterns it takes and
 :func:`query` itself; one answer read from a solver state is :mod:`.answers`, the lazy
-sequence of them and its displays :mod:`.solutions` (all importable from here).
+sequence of them and its displays :mod:`.solutions` (all importable from here), the size
+inputs an Op's symbolic size parameters add :mod:`.hidden`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ..types.dtypes import normalize_dtype
 from ..types.type import TensorType
 from .answers import Answer as Answer
 from .answers import anonymous, answer_in, size_positions, user_vars, variable_names
+from .hidden import sized, with_hidden
 from .solutions import KEEP as KEEP
 from .solutions import MAX_LEN as MAX_LEN
 from .solutions import Solutions, TooManyAnswers, digest
@@ -50,8 +52,22 @@ def resolve(op_or_signature: Any) -> Any:
 def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation:
     """The relation of an Op, a Signature, an Op's name or signature text (read as
     :func:`resolve` says), as a kanren goal maker: ``relation(op)(*inputs, *outputs)``
-    is a goal. ``max_rank`` bounds the number of axes tried where a rank is unknown."""
-    return signature_relation(resolve(op_or_signature), max_rank)
+    is a goal. ``max_rank`` bounds the number of axes tried where a rank is unknown.
+    An Op whose parameters hold symbolic sizes takes its inputs as its call names them
+    (the size inputs then added, :mod:`.hidden`) or as its node has them."""
+    rel = signature_relation(resolve(op_or_signature), max_rank)
+    if sized(rel.target) is not None:
+        rel.goal = _sized_goal(rel.goal, rel.target)
+    return rel
+
+
+def _sized_goal(goal: Callable, target: Any) -> Callable:
+    """``goal`` with the size inputs of ``target``'s parameters added where the inputs
+    are the ones its call names (:func:`.hidden.with_hidden`)."""
+    def sized_goal(inputs: Sequence[Any], outputs: Sequence[Any], beyond: Any = None
+                   ) -> Callable:
+        return goal(with_hidden(target, inputs), outputs, beyond)
+    return sized_goal
 
 
 def pattern(dtype: Any = None, shape: Any = None, wrapped: Any = False) -> TensorTerm:
@@ -106,6 +122,7 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                               or limit < 0):
         raise ValueError(f"limit must be None or an int >= 0, got {limit!r}")
     rel = relation(op_or_signature, max_rank)
+    inputs = with_hidden(rel.target, inputs)  # (the relation's goal adds none then)
     for x in [*inputs, *outputs]:
         if isinstance(x, str):
             TensorType.parse(x)  # syntax errors now, not when the answers are read
@@ -140,9 +157,9 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     inputs, where they are all types, as make_node checks it (the inputs that carry its
     symbolic size parameters counted: ``zeros{shape=(n, 3)}`` takes one, a ``bool[n]``;
     the query answered 'no solutions' without it), and gives as many outputs as it has
-    (Attention's ``outputs``, one update per input of Adam); else as many inputs as
-    given and as many outputs as :attr:`Relation.n_outputs` counts on inputs of one
-    rank."""
+    (Attention's ``outputs``, one update per input of Adam); else as many inputs as its
+    node has (:func:`.hidden.sized`, where the Op says) or as given, and as many outputs
+    as :attr:`Relation.n_outputs` counts on inputs of one rank."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
@@ -150,7 +167,9 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
         return
     sig = _rendered(rel, inputs)
     if sig is None:
-        check_arity(rel.name, {(n_in, rel.n_outputs)}, n_in, n_out)
+        found = sized(rel.target)  # its node's inputs: the call's and the size inputs
+        takes = n_in if found is None else found[0] + len(found[1])
+        check_arity(rel.name, {(takes, rel.n_outputs)}, n_in, n_out)
     else:
         check_arity(lambda: f"{rel.name} {sig}", arities(sig), n_in, n_out, sig)
 

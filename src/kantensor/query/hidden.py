@@ -1,0 +1,70 @@
+"""The inputs an Op's symbolic size parameters add, for :func:`query` and :func:`relation`.
+
+``kt.broadcast_to(x, shape=(n, 3))`` builds a node of two inputs: ``x`` and a
+``bool[n]`` that carries ``n`` into the relation (:mod:`kantensor.ops.sizes`). The call
+adds that input (:meth:`kantensor.ops.callspec.CallSpec.bind`); the Op
+``broadcast_to{shape=(n, 3)}`` takes it as an input of its own. A query or a relation
+given the Op and only the inputs the call names (``[X]``) ran the two-input signature
+on one input and answered "no solutions", a false claim: every X that broadcasts to
+``(n, 3)`` builds. Here the size inputs are worked out from the Op's parameters as the
+call works them out (:func:`kantensor.ops.sizes.symbolic`, one per Dim) and added after
+the inputs the call names, so the query runs make_node's relation on make_node's
+inputs. The types are the ones the call makes: ``bool[d]`` for a Dim over named sizes
+(:class:`~kantensor.ops.sizes.SizeOp`'s type), an open ``bool`` vector for the size of
+another variable's axis (``shape_of(x, i)``, whose x a query does not know).
+
+Inputs given with the size inputs (as the node has them) are taken as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..logic.terms import TensorTerm
+from ..ops import CATALOGUE
+from ..ops.callspec import SIZE_KINDS
+from ..ops.sizes import symbolic
+from ..types.symbols import free_symbols
+from ..types.type import TensorType
+from .answers import anonymous
+
+__all__ = ["sized", "with_hidden"]
+
+
+def sized(op: Any) -> tuple[int, list[Any]] | None:
+    """``(inputs the call names, the size inputs' Dims)`` of an Op whose parameters hold
+    symbolic sizes carried by inputs of their own; None for any other Op, and for one
+    whose call takes a varying number of tensors (``index``'s ``*arrays``: which given
+    inputs are size inputs is then not a count's to say)."""
+    params = getattr(op, "params", None)
+    if not params or not isinstance(getattr(op, "name", None), str):
+        return None
+    spec = getattr(CATALOGUE.get(op.name), "spec", None)
+    if spec is None:
+        return None
+    values = dict(params)
+    names = [p.name for p in spec.params if p.kind in SIZE_KINDS and p.name in values]
+    dims = symbolic([values[name] for name in names])
+    tensors = [p for p in spec.params if p.is_tensor]
+    if not dims or any(p.kind != "tensor" for p in tensors):
+        return None
+    return len(tensors), dims
+
+
+def with_hidden(op: Any, inputs: Sequence[Any]) -> list[Any]:
+    """``inputs`` followed by the size inputs of ``op``'s parameters where ``inputs`` are
+    the ones its call names (see the module's doc); else ``inputs`` as they are. Fresh
+    terms at each call (an axis's size is a fresh logic variable)."""
+    found = sized(op)
+    if found is None or len(inputs) != found[0]:
+        return list(inputs)
+    return [*inputs, *(_carrier(d) for d in found[1])]
+
+
+def _carrier(d: Any) -> Any:
+    """The type of the input that carries the size ``d``: ``bool[d]`` over named sizes;
+    an open ``bool`` vector for an axis of another variable."""
+    if all(isinstance(s, str) for s in free_symbols(d)):
+        return TensorType("bool", (d,))
+    return TensorTerm("bool", (anonymous(),), False)
