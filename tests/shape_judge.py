@@ -171,7 +171,7 @@ class Verdict:
     changed: bool  # runs everywhere, with other output shapes than the unmutated function
     symbolic: str  # "raised", "assumed", "accepted"
     named_line: int | None  # the first line the symbolic message names (None: none)
-    concrete: str  # "raised" or "accepted": eval_shape at the first distinct assignment
+    concrete: str  # "raised" or "accepted": eval_shape at the first distinct assignment where NumPy raises (else the first)
     equal_sizes: str  # "raised", "changed" or "accepted": NumPy at equal sizes
     message: str = ""
     concrete_line: int | None = None  # the first line the concrete message names
@@ -213,12 +213,13 @@ def _first_broken(result: Any, sizes: dict[str, int]) -> str:
 
 def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdict:
     """The verdict of NumPy and of the checkers on one mutant (see the module)."""
-    bug, changed, numpy_line = False, False, None
+    bug, changed, numpy_line, failing = False, False, None, None
     for k, s in enumerate(sizes):
         try:
             got = run_numpy(m.fn, m.case, m.types, s, seed=k)
         except Exception as exc:  # noqa: BLE001 - NumPy refuses: a shape bug at these sizes
             bug = True
+            failing = s if failing is None else failing
             numpy_line = numpy_line or _innermost(exc, m.case.fn)
             continue
         if got != run_numpy(m.case.fn, m.case, original, s, seed=k):
@@ -237,7 +238,9 @@ def judge(m: Mutant, original: list[str], sizes: list[dict[str, int]]) -> Verdic
     if found is not None:
         named = int(found.group(1))
     concrete, concrete_line, concrete_message = "accepted", None, ""
-    fixed = [_concrete(t, sizes[0]) for t in m.types]
+    # at the first assignment where NumPy raises (a bug some sizes hide is judged where
+    # it shows), else at the first one
+    fixed = [_concrete(t, failing or sizes[0]) for t in m.types]
     try:
         eval_shape(m.fn, fixed, m.case.kwargs)
     except Exception as exc:  # noqa: BLE001

@@ -219,3 +219,41 @@ def test_the_ops_line_stays_first_where_the_earlier_axes_do_not_fit(fn, types, l
     assert need.source.op == "matmul"
     assert need.source.location.endswith(f"test_eval_shape_located.py:{first + line}")
     assert "placed the axes" not in need.source.detail
+
+
+def test_at_concrete_sizes_the_line_that_placed_the_axes_is_named_first():
+    """At concrete sizes the refused ``x - mean`` raises; the line of ``mean`` (which
+    removed the axis: with its input there, ``sub`` accepts at every size) is named
+    first, then the Op's line that failed. NumPy raises at those sizes."""
+    first = _dropped_keepdims.__code__.co_firstlineno
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.eval_shape(_dropped_keepdims, "float64[2,3,4]")
+    message = str(info.value)
+    assert re.match(rf"eval_shape\(_dropped_keepdims\): .*test_eval_shape_located\.py, "
+                    rf"line {first + 1}, in _dropped_keepdims: mean = np\.mean\(x, "
+                    r"axis=-1\)", message), message
+    assert "placed the axes of mean that sub aligns; with its input x in their place" \
+        in message
+    assert re.search(rf"so it failed at .*, line {first + 2}, in _dropped_keepdims: "
+                     r"return x - mean", message), message
+    with pytest.raises(ValueError):
+        _dropped_keepdims(np.zeros((2, 3, 4)))
+
+
+@pytest.mark.parametrize("fn, types, line", [
+    (_swapped_after_transpose, ("float64[2,3]", "float64[5,3]", "float64[5,7]"), 2),
+    (_dropped_transpose_of_a_column, ("float64[3]", "float64[3]"), 3),
+])
+def test_at_concrete_sizes_the_ops_line_stays_first_where_earlier_axes_do_not_fit(
+        fn, types, line):
+    """A wrong operand at the Op's line, at concrete sizes: the Op's line is named
+    first (NumPy raises there too)."""
+    first = fn.__code__.co_firstlineno
+    with pytest.raises(kt.TypeInferenceError) as info:
+        kt.eval_shape(fn, *types)
+    message = str(info.value)
+    assert re.match(rf"eval_shape\({fn.__name__}\) failed at .*, line {first + line},",
+                    message), message
+    assert "placed the axes" not in message
+    with pytest.raises(ValueError):
+        fn(*(np.zeros(kt.TensorType.parse(t).shape) for t in types))

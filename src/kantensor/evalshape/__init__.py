@@ -17,9 +17,9 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from ..graph.basic import Variable
+from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
@@ -30,9 +30,10 @@ from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
-from .conflicts import conflict, contradicted
+from .conflicts import conflict, contradicted, refused_build
 from .located import (
     Locator,
+    Site,
     assumptions,
     described,
     failed_operands,
@@ -40,6 +41,7 @@ from .located import (
     operand_chain,
 )
 from .namespaces import installed, reach, traced_kwargs
+from .placing import placed_refused
 from .result import Refusal, ShapeResult, merged
 from .scalars import numpy_scalar  # noqa: F401 - installs the numpy_scalar hook
 from .trace import Trace, tracing
@@ -69,16 +71,23 @@ def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
     name = getattr(fn, "__qualname__", repr(fn))
     failed = f"failed at {site}\n{type(exc).__name__}: {exc}" if site \
         else f"failed: {type(exc).__name__}: {exc}"
+    names = {**{x: x.name for x in trace.inputs if x.name},
+             **local_names(exc, trace.locator)}
     contradiction = conflict(exc, trace.sites, trace.names, site)
+    moved = _placed(exc, trace, site)
     if contradiction:  # the earlier lines whose needs the refused Op's contradict first
         message = f"eval_shape({name}): no sizes meet all of\n  " + \
             "\n  and ".join(contradiction) + f"\nso it {failed}"
+    elif moved is not None:  # the earlier line that placed the refused operand's axes
+        at, op = trace.sites[moved.node], getattr(moved.op, "name", "the Op")
+        operand = names.get(moved.operand) or "an operand"
+        message = (f"eval_shape({name}): {at}\nplaced the axes of {operand} that {op} "
+                   f"aligns; with its input {names.get(moved.before) or moved.before.type} "
+                   f"in their place, {op} accepts it at every size\nso it {failed}")
     else:
         message = f"eval_shape({name}) {failed}"
     operands = failed_operands(exc)
     if operands:
-        names = {**{x: x.name for x in trace.inputs if x.name},
-                 **local_names(exc, trace.locator)}
         chain = operand_chain(operands, trace.sites, names)
         if chain:
             message += "\nwhere the operands come from:\n" + "\n".join(chain)
@@ -88,6 +97,29 @@ def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
         return type(exc)(message)
     except Exception:  # an exception class that does not take a message
         return TypeError(message)
+
+
+class _Moved(NamedTuple):
+    node: Apply  # the node whose line placed the axes
+    op: Any  # the refused Op
+    operand: Variable
+    before: Variable
+
+
+def _placed(exc: BaseException, trace: Trace, site: Site | None) -> _Moved | None:
+    """The earlier node that placed an axis of the refused build's operand, with whose
+    input in its place the Op accepts its operands at every size (see :mod:`.placing`);
+    None if ``exc`` is not a refused build or there is none."""
+    frame = refused_build(exc)
+    if frame is None or site is None:
+        return None
+    op, inputs = frame.get("self"), frame.get("inputs")
+    try:
+        found = placed_refused(op, inputs, trace.sites, site.lineno)
+    except Exception:  # noqa: BLE001 - a diagnosis only: never hide the user's error
+        return None
+    return None if found is None else _Moved(found.node, op, inputs[found.operand],
+                                             found.before)
 
 
 def _flatten(result: Any, fn: Any) -> tuple[Variable, ...]:

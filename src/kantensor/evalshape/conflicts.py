@@ -29,7 +29,7 @@ _INFER = SignatureOp._infer.__code__
 _MAX_OPTIONS = 64  # the cases of the Op's disjunctions tried together, at most
 
 
-def _refused_build(exc: BaseException) -> dict[str, Any] | None:
+def refused_build(exc: BaseException) -> dict[str, Any] | None:
     """The locals of the innermost ``SignatureOp._infer`` frame of ``exc``'s traceback."""
     found = None
     tb: TracebackType | None = exc.__traceback__
@@ -94,7 +94,7 @@ def conflict(exc: BaseException, sites: dict[Apply, Site | None],
 
 def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
               names: dict[Variable, str], failed: Site | None) -> list[str] | None:
-    frame = _refused_build(exc)
+    frame = refused_build(exc)
     facts = frame.get("facts") if frame is not None else None
     if not isinstance(facts, Facts) or not facts:
         return None

@@ -30,6 +30,7 @@ from ..types.conditions import AnyOf, Clause
 from ..types.dim import Dim
 from ..types.facts import EMPTY
 from ..types.symbols import free_symbols
+from ..types.type import TensorType
 
 
 class Placed(NamedTuple):
@@ -85,21 +86,62 @@ def _fits_before(node: Apply, i: int, at: Apply) -> Variable | None:
     """``at``'s first tensor input if, in place of operand ``i``, ``node``'s Op accepts
     it with the other operands at every size (no condition) and gives outputs of the
     ranks it gives (the code after it reads the same axes); else None."""
+    ranks = [len(_shape(o)) for o in node.outputs]
+    return _accepted_before(node.op, list(node.inputs), i, at, ranks)
+
+
+def _accepted_before(op: SignatureOp, inputs: list[Variable], i: int, at: Apply,
+                     ranks: list[int] | None) -> Variable | None:
+    """``at``'s first tensor input if ``op`` accepts it in place of operand ``i`` of
+    ``inputs`` at every size, with outputs of ``ranks``; else None."""
     before = next((u for u in at.inputs if isinstance(u, Variable) and _shape(u)
                    and (u.owner is None or not isinstance(u.owner.op, SizeOp))), None)
-    if before is None:
+    if before is None or ranks is None:
         return None
-    types = tuple(before.type if k == i else x.type for k, x in enumerate(node.inputs))
-    try:
-        signature, named = node.op.signature_for(types)
-        got = build(signature, types, tuple(x.wrapped for x in node.inputs), name=named,
-                    facts=EMPTY)
-    except (TypeInferenceError, ValueError, TypeError):
-        return None
-    ranks = [len(_shape(o)) for o in node.outputs]
-    if got.conditions or [len(getattr(t, "shape", ()) or ()) for t in got.types] != ranks:
+    types = tuple(before.type if k == i else x.type for k, x in enumerate(inputs))
+    got = _built(op, types, inputs)
+    if got is None or got.conditions or [
+            len(getattr(t, "shape", ()) or ()) for t in got.types] != ranks:
         return None
     return before
+
+
+def _built(op: SignatureOp, types: tuple, inputs: list[Variable]) -> Any:
+    try:
+        signature, named = op.signature_for(types)
+        return build(signature, types, tuple(x.wrapped for x in inputs), name=named,
+                     facts=EMPTY)
+    except (TypeInferenceError, ValueError, TypeError):
+        return None
+
+
+def placed_refused(op: Any, inputs: list[Variable], sites: Mapping[Apply, Any],
+                   lineno: int) -> Placed | None:
+    """For a build of ``op`` refused on ``inputs`` at line ``lineno`` (at concrete
+    sizes, where no named size says which axes conflict): the latest node at another
+    user line that placed an axis of an operand, with whose input in that operand's
+    place ``op`` builds at every size, with the output ranks the operands' ranks give
+    (``x - mean`` after ``mean = np.mean(x, axis=-1)``: the mean's line); None if
+    there is none."""
+    if not isinstance(op, SignatureOp) or not isinstance(inputs, list):
+        return None
+    blank = tuple(TensorType(x.type.dtype, (None,) * len(_shape(x))) if _shape(x)
+                  else x.type for x in inputs)  # the ranks the operands' ranks give
+    got = _built(op, blank, inputs)
+    ranks = None if got is None else [len(getattr(t, "shape", ()) or ()) for t in got.types]
+    found: dict[tuple[Apply, int], None] = {}
+    for i, v in enumerate(inputs):
+        shape = _shape(v)
+        for a in range(len(shape)):
+            at = origin(v, len(shape) - a)
+            if at is not None and sites.get(at) is not None and sites[at].lineno != lineno:
+                found[at, i] = None
+    order = {n: k for k, n in enumerate(sites)}
+    for at, i in sorted(found, key=lambda p: -order.get(p[0], -1)):
+        before = _accepted_before(op, inputs, i, at, ranks)
+        if before is not None:
+            return Placed(at, i, before)
+    return None
 
 
 def compared(clause: Clause) -> list[Dim]:
