@@ -171,7 +171,8 @@ class Verdict:
     changed: bool  # runs everywhere, with other output shapes than the unmutated function
     symbolic: str  # "raised", "assumed", "accepted"
     named_line: int | None  # the first line the symbolic message names (None: none)
-    concrete: str  # "raised" or "accepted": eval_shape at the first distinct assignment where NumPy raises (else the first)
+    concrete: str  # "raised" or "accepted": eval_shape at the first distinct assignment
+    # where NumPy raises (else the first)
     equal_sizes: str  # "raised", "changed" or "accepted": NumPy at equal sizes
     message: str = ""
     concrete_line: int | None = None  # the first line the concrete message names
