@@ -28,6 +28,7 @@ from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
+from .padwidths import sized_pad, sized_widths
 from .params import ArrayRef, AxisError, normalize_axis
 
 
@@ -331,9 +332,11 @@ _PAD_KEYWORDS = {"constant": ("constant_values",), "empty": (), "edge": (), "wra
                      ("maximum", "minimum", "mean", "median"), ("stat_length",))}
 
 
-def _padded(constant: Callable[..., Any], edges: Callable[..., Any]) -> Callable[..., Any]:
+def _padded(constant: Callable[..., Any], edges: Callable[..., Any],
+            full: Callable[..., Any]) -> Callable[..., Any]:
     """``np.pad``: the constant mode is the ``pad`` Op (so is ``empty``, whose values are
-    any), the modes extending an axis with values made of its own (edge, reflect, ...)
+    any; of widths that are sizes, blocks of ``full``: :mod:`.padwidths`), the modes
+    extending an axis with values made of its own (edge, reflect, ...)
     the ``pad_edges`` Op, with their keywords' defaults."""
     @functools.wraps(constant)
     def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
@@ -345,6 +348,8 @@ def _padded(constant: Callable[..., Any], edges: Callable[..., Any]) -> Callable
             raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
                              f"{set(kwargs) - set(_PAD_KEYWORDS[mode])}")
         if mode == "constant":
+            if isinstance(array, Variable) and sized_widths(pad_width):
+                return sized_pad(full, array, pad_width, **kwargs)
             return constant(array, pad_width, mode, **kwargs)
         if kwargs:
             raise TypeError(f"numpy.pad(..., mode='{mode}', {', '.join(kwargs)}=...) is not "
@@ -492,4 +497,4 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
-    register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"]))
+    register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"], ops["full"]))

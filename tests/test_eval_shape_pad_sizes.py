@@ -1,0 +1,94 @@
+"""``np.pad`` of the constant mode whose widths are sizes (``np.pad(x, (0, n - len(x)))``),
+judged by NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result
+holds NumPy runs and gives its shape and dtype, where it does not NumPy raises; and the
+values of the built graph are NumPy's, constants written as NumPy writes them."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import kantensor as kt
+from kantensor.types.symbols import substitute
+
+BOX = (0, 1, 2, 3, 5)
+
+PROGRAMS = {
+    "to a length": (lambda x, y: np.pad(x, (0, len(y) - len(x))), ["float32[A]", "int64[B]"]),
+    "pairs per axis": (lambda x: np.pad(x, ((1, x.shape[1]), (x.shape[0], 0)),
+                                        constant_values=7), ["int8[A,B]"]),
+    "one width": (lambda x: np.pad(x, x.shape[0], constant_values=300), ["uint8[A,B]"]),
+    "a column of widths": (lambda x: np.pad(x, [[x.shape[1]], [2]],
+                                            constant_values=((1, 2), (3.5, 4))),
+                           ["float64[A,B]"]),
+    "maybe negative": (lambda x: np.pad(x, (x.shape[0] - 3, 1)), ["float64[A,B]"]),
+    "a 3-d pair": (lambda x: np.pad(x, (x.shape[2] // 2, 1), constant_values=-1.5),
+                   ["int32[A,2,B]"]),
+}
+
+
+def _shape(text: str, sizes: dict[str, int]) -> tuple[int, ...]:
+    t = kt.TensorType.parse(text)
+    return tuple(sizes[d.name] if isinstance(d, kt.Dim) else d for d in t.shape)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_sizes_as_pad_widths_are_numpys(name):
+    fn, types = PROGRAMS[name]
+    with kt.default_dtype("float64"):
+        result = kt.eval_shape(fn, *types)
+    names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape
+                    if isinstance(d, kt.Dim)})
+    ran = 0
+    for values in itertools.product(BOX, repeat=len(names)):
+        sizes = dict(zip(names, values, strict=True))
+        arrays = [np.arange(np.prod(_shape(t, sizes)), dtype=kt.TensorType.parse(t).dtype)
+                  .reshape(_shape(t, sizes)) for t in types]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                out = fn(*arrays)
+        except ValueError:
+            assert not result.holds(sizes), sizes
+            continue
+        assert result.holds(sizes), sizes
+        ran += 1
+        want = tuple(substitute(d, sizes) if isinstance(d, kt.Dim) else d
+                     for d in result.type.shape)
+        assert want == out.shape and str(out.dtype) == result.type.dtype, (sizes, want,
+                                                                           out.shape)
+        got = kt.function(list(result.inputs), list(result.outputs))(*arrays)
+        np.testing.assert_array_equal(got[0] if isinstance(got, list) else got, out)
+    assert ran
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float32", "bool"])
+@pytest.mark.parametrize("constant", [((1, 300), (3.5, 4)), 300, (300, 2), -1, 2.7,
+                                      [[1], [2]], True])
+def test_constants_are_written_as_numpy_writes_them(dtype, constant):
+    """One value (or one pair) is a NumPy scalar cast unsafely (300 into uint8 is 44);
+    pairs of pairs are Python numbers (300 into uint8 raises OverflowError)."""
+    def fn(x):
+        return np.pad(x, [[x.shape[1]], [2]], constant_values=constant)
+    v = np.arange(6).astype(dtype).reshape(2, 3)
+    try:
+        want = fn(v)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            kt.eval_shape(fn, f"{dtype}[A,B]")
+        return
+    result = kt.eval_shape(fn, f"{dtype}[A,B]")
+    got = kt.function(list(result.inputs), list(result.outputs))(v)
+    got = got[0] if isinstance(got, list) else got
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_a_negative_int_width_raises_as_numpy():
+    with pytest.raises(ValueError, match="negative"):
+        np.pad(np.zeros((2, 3)), ((0, 3), (-1, 2)))
+    with pytest.raises(ValueError, match="negative"):
+        kt.eval_shape(lambda x: np.pad(x, ((0, x.shape[0]), (-1, 2))), "float64[A,B]")
