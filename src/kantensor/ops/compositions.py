@@ -28,7 +28,7 @@ from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref
 from .families.values import made_of_sizes
-from .padwidths import sized_pad, sized_widths
+from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
 
 
@@ -325,40 +325,6 @@ def _lexsorted(op: Callable[..., Any]) -> Callable[..., Any]:
     return lexsort
 
 
-#: np.pad's keyword arguments of each mode (NumPy refuses others with ValueError).
-_PAD_KEYWORDS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
-                 "linear_ramp": ("end_values",), "reflect": ("reflect_type",),
-                 "symmetric": ("reflect_type",), **dict.fromkeys(
-                     ("maximum", "minimum", "mean", "median"), ("stat_length",))}
-
-
-def _padded(constant: Callable[..., Any], edges: Callable[..., Any],
-            full: Callable[..., Any]) -> Callable[..., Any]:
-    """``np.pad``: the constant mode is the ``pad`` Op (so is ``empty``, whose values are
-    any; of widths that are sizes, blocks of ``full``: :mod:`.padwidths`), the modes
-    extending an axis with values made of its own (edge, reflect, ...)
-    the ``pad_edges`` Op, with their keywords' defaults."""
-    @functools.wraps(constant)
-    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
-        if mode == "empty":
-            mode = "constant"
-        if not isinstance(mode, str) or mode not in _PAD_KEYWORDS:
-            return constant(array, pad_width, mode, **kwargs)  # (its error names modes)
-        if set(kwargs) - set(_PAD_KEYWORDS[mode]):
-            raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
-                             f"{set(kwargs) - set(_PAD_KEYWORDS[mode])}")
-        if mode == "constant":
-            if isinstance(array, Variable) and sized_widths(pad_width):
-                return sized_pad(full, array, pad_width, **kwargs)
-            return constant(array, pad_width, mode, **kwargs)
-        if kwargs:
-            raise TypeError(f"numpy.pad(..., mode='{mode}', {', '.join(kwargs)}=...) is not "
-                            "supported on symbolic tensors: kantensor's pad_edges takes "
-                            "the mode's default")
-        return edges(array, pad_width, mode=mode)
-    return pad
-
-
 #: NumPy function -> its composition of Ops.
 COMPOSITIONS: dict[Any, Callable[..., Any]] = {
     np.atleast_1d: _each(_atleast_1d), np.atleast_2d: _each(_atleast_2d),
@@ -370,10 +336,19 @@ COMPOSITIONS: dict[Any, Callable[..., Any]] = {
     np.diagflat: _diagflat, np.rollaxis: _rollaxis}
 
 
+_SPLIT = inspect.signature(lambda ary, indices_or_sections, axis=0: None)
+
+
 def _listed(op: Callable[..., Any]) -> Callable[..., list[Any]]:
     """``np.split`` gives a list of its sections, also of one (``np.split(x, 1)[0]`` is
-    x's copy); the Op, called, gives its one output alone, which ``[0]`` would index."""
+    x's copy); the Op, called, gives its one output alone, which ``[0]`` would index.
+    Positions that are sizes (``np.split(x, [1, n])``) are NumPy's definition, the
+    slices between them (:func:`_array_split`)."""
     def split(*args: Any, **kwargs: Any) -> list[Any]:
+        bound = _SPLIT.bind(*args, **kwargs).arguments
+        at = bound["indices_or_sections"]
+        if isinstance(at, list | tuple) and any(isinstance(i, Dim) for i in at):
+            return _array_split(bound["ary"], at, bound.get("axis", 0))
         out = op(*args, **kwargs)
         return list(out) if isinstance(out, list | tuple) else [out]
     return split
@@ -497,4 +472,4 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
-    register_numpy(np.pad, _padded(ops["pad"], ops["pad_edges"], ops["full"]))
+    register_numpy(np.pad, padded(ops["pad"], ops["pad_edges"], ops["full"]))

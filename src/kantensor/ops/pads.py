@@ -1,4 +1,5 @@
-"""``np.pad`` of the constant mode whose widths are sizes: ``np.pad(x, (0, n - len(x)))``.
+"""``np.pad``: the Op of its mode (:func:`padded`), and the constant mode of widths that
+are sizes, ``np.pad(x, (0, n - len(x)))`` (:func:`sized_pad`).
 
 The ``pad`` Op takes int widths (its parameter is part of the Op). Widths that are sizes
 (Dims: an entry of ``x.shape``, ``n - len(x)``) are NumPy's own definition instead: each
@@ -13,6 +14,8 @@ the constants written into the array's dtype as NumPy's assignment writes them (
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -98,3 +101,37 @@ def sized_pad(full: Any, array: Variable, pad_width: Any, constant_values: Any =
         if len(parts) > 1:
             out = np.concatenate(parts, axis=axis)
     return out
+
+
+#: np.pad's keyword arguments of each mode (NumPy refuses others with ValueError).
+_PAD_KEYWORDS = {"constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
+                 "linear_ramp": ("end_values",), "reflect": ("reflect_type",),
+                 "symmetric": ("reflect_type",), **dict.fromkeys(
+                     ("maximum", "minimum", "mean", "median"), ("stat_length",))}
+
+
+def padded(constant: Callable[..., Any], edges: Callable[..., Any],
+           full: Callable[..., Any]) -> Callable[..., Any]:
+    """``np.pad``: the constant mode is the ``pad`` Op (so is ``empty``, whose values are
+    any; of widths that are sizes, blocks of ``full``: :func:`sized_pad`), the modes
+    extending an axis with values made of its own (edge, reflect, ...) the ``pad_edges``
+    Op, with their keywords' defaults."""
+    @functools.wraps(constant)
+    def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Any:
+        if mode == "empty":
+            mode = "constant"
+        if not isinstance(mode, str) or mode not in _PAD_KEYWORDS:
+            return constant(array, pad_width, mode, **kwargs)  # (its error names modes)
+        if set(kwargs) - set(_PAD_KEYWORDS[mode]):
+            raise ValueError(f"unsupported keyword arguments for mode '{mode}': "
+                             f"{set(kwargs) - set(_PAD_KEYWORDS[mode])}")
+        if mode == "constant":
+            if isinstance(array, Variable) and sized_widths(pad_width):
+                return sized_pad(full, array, pad_width, **kwargs)
+            return constant(array, pad_width, mode, **kwargs)
+        if kwargs:
+            raise TypeError(f"numpy.pad(..., mode='{mode}', {', '.join(kwargs)}=...) is not "
+                            "supported on symbolic tensors: kantensor's pad_edges takes "
+                            "the mode's default")
+        return edges(array, pad_width, mode=mode)
+    return pad

@@ -1,7 +1,9 @@
-"""``np.pad`` of the constant mode whose widths are sizes (``np.pad(x, (0, n - len(x)))``),
-judged by NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result
-holds NumPy runs and gives its shape and dtype, where it does not NumPy raises; and the
-values of the built graph are NumPy's, constants written as NumPy writes them."""
+"""Sizes as NumPy's parameters: ``np.pad`` of the constant mode whose widths are sizes
+(``np.pad(x, (0, n - len(x)))``) and ``np.split`` at positions that are sizes, judged by
+NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds
+NumPy runs and gives its shape and dtype, where it does not NumPy raises (or a slice
+bound's sign reading, documented, says so); and the values of the built graph are
+NumPy's, pad constants written as NumPy writes them."""
 
 from __future__ import annotations
 
@@ -35,9 +37,33 @@ def _shape(text: str, sizes: dict[str, int]) -> tuple[int, ...]:
     return tuple(sizes[d.name] if isinstance(d, kt.Dim) else d for d in t.shape)
 
 
-@pytest.mark.parametrize("name", list(PROGRAMS))
-def test_sizes_as_pad_widths_are_numpys(name):
-    fn, types = PROGRAMS[name]
+SPLITS = {
+    "a size and a half": (lambda x: np.split(x, [1, x.shape[0] // 2])[1], ["float32[A,B]"]),
+    "the last of three": (lambda x: np.split(x, [x.shape[1] - 3, 2], axis=1)[2],
+                          ["float32[A,B]"]),
+    "another input's length": (lambda x, y: np.split(x, [len(y)], axis=-1)[1],
+                               ["int8[A,B]", "float64[C]"]),
+    "vsplit": (lambda x: np.vsplit(x, [x.shape[1]])[0], ["float32[A,B]"]),
+    "every piece": (lambda x: np.concatenate(np.split(x, (1, x.shape[0] - 1))),
+                    ["int64[A]"]),
+}
+
+
+def _case(result, sizes):
+    return next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
+                result) if result.cases else result
+
+
+def _sign_reading(result, sizes) -> bool:
+    """Whether a slice bound's sign reading (an assumption with ``otherwise``) is what
+    fails at ``sizes`` (docs/numpy.rst: those sizes are not covered)."""
+    return any(a.source is not None and a.source.otherwise and not a.holds(sizes)
+               for a in result.assumptions)
+
+
+@pytest.mark.parametrize("name", list(PROGRAMS) + list(SPLITS))
+def test_sizes_as_pad_widths_and_split_positions_are_numpys(name):
+    fn, types = {**PROGRAMS, **SPLITS}[name]
     with kt.default_dtype("float64"):
         result = kt.eval_shape(fn, *types)
     names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape
@@ -54,12 +80,15 @@ def test_sizes_as_pad_widths_are_numpys(name):
         except ValueError:
             assert not result.holds(sizes), sizes
             continue
-        assert result.holds(sizes), sizes
+        assert result.holds(sizes) or _sign_reading(result, sizes), sizes
+        if not result.holds(sizes):
+            continue
         ran += 1
+        typed = _case(result, sizes).type
         want = tuple(substitute(d, sizes) if isinstance(d, kt.Dim) else d
-                     for d in result.type.shape)
-        assert want == out.shape and str(out.dtype) == result.type.dtype, (sizes, want,
-                                                                           out.shape)
+                     for d in typed.shape)
+        assert want == out.shape and str(out.dtype) == typed.dtype, (sizes, want,
+                                                                     out.shape)
         got = kt.function(list(result.inputs), list(result.outputs))(*arrays)
         np.testing.assert_array_equal(got[0] if isinstance(got, list) else got, out)
     assert ran
