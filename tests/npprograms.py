@@ -111,7 +111,8 @@ def _ramp(t: str, sizes: dict[str, int], axis: int | None, shape: str, scale: in
     """An array of ``t`` at ``sizes`` whose values along ``axis`` (the flattened array
     for None, and for an axis it has not) are of a ``shape``: growing ("up"), shrinking
     ("down"), ``scale`` at the last position only ("last") or everywhere else
-    ("notlast"), times ``scale``, in its dtype (a bool one is "last" or "notlast"): so
+    ("notlast") or everywhere ("ones": a running product that never reaches 0), times
+    ``scale``, in its dtype (a bool one is "last", "notlast" or "ones"): so
     that argmax, argmin (and what picks positions) reach every extreme for some
     variant, also past a comparison with a size (``x <= n``: by a large scale)."""
     zero = _array(t, sizes)
@@ -120,8 +121,10 @@ def _ramp(t: str, sizes: dict[str, int], axis: int | None, shape: str, scale: in
     else:
         pos, n = np.indices(zero.shape)[axis], max(zero.shape[axis], 1)
     if zero.dtype == bool:
-        return (pos == n - 1) if shape in ("up", "last") else (pos != n - 1)
-    values = {"up": pos, "down": n - 1 - pos, "last": pos == n - 1, "notlast": pos != n - 1}
+        return (pos >= 0) if shape == "ones" else (pos == n - 1) if shape in (
+            "up", "last") else (pos != n - 1)
+    values = {"up": pos, "down": n - 1 - pos, "last": pos == n - 1, "notlast": pos != n - 1,
+              "ones": pos >= 0}
     return (values[shape] * scale).astype(zero.dtype)
 
 
@@ -130,8 +133,8 @@ def fails_for_some_data(fn, types: list[str], sizes: dict[str, int]) -> bool:
     ramps and steps along each axis and the flattened arrays, by 1 and by 1000 (see
     :func:`_ramp`)."""
     rank = max((kt.TensorType.parse(t).ndim for t in types), default=0)
-    for axis, shape, scale in itertools.product([None, *range(rank)],
-                                                ("up", "down", "last", "notlast"), (1, 1000)):
+    for axis, shape, scale in itertools.product([None, *range(rank)], (
+            "up", "down", "last", "notlast", "ones"), (1, 1000)):
         arrays = [_ramp(t, sizes, axis, shape, scale) for t in types]
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
