@@ -1,6 +1,7 @@
 """Sizes as NumPy's parameters: ``np.pad`` of the constant mode whose widths are sizes
-(``np.pad(x, (0, n - len(x)))``) and ``np.split`` at positions that are sizes, judged by
-NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds
+(``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes and
+``np.diag_indices`` of a size, judged by NumPy at every assignment of a box of sizes (0,
+1, 2, 3, 5): where the result holds
 NumPy runs and gives its shape and dtype, where it does not NumPy raises (or a slice
 bound's sign reading, documented, says so); and the values of the built graph are
 NumPy's, pad constants written as NumPy writes them."""
@@ -49,6 +50,14 @@ SPLITS = {
 }
 
 
+INDICES = {
+    "a diagonal": (lambda x: x[np.diag_indices(x.shape[0])], ["float32[A,B]"]),
+    "a shorter diagonal": (lambda x: x[np.diag_indices(x.shape[0] - 2)], ["int8[A,B]"]),
+    "three axes": (lambda x, y: np.diag_indices(len(y), 3)[2] + x.shape[1],
+                   ["float32[A,B]", "float64[C]"]),
+}
+
+
 def _case(result, sizes):
     return next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
                 result) if result.cases else result
@@ -61,9 +70,9 @@ def _sign_reading(result, sizes) -> bool:
                for a in result.assumptions)
 
 
-@pytest.mark.parametrize("name", list(PROGRAMS) + list(SPLITS))
-def test_sizes_as_pad_widths_and_split_positions_are_numpys(name):
-    fn, types = {**PROGRAMS, **SPLITS}[name]
+@pytest.mark.parametrize("name", [*PROGRAMS, *SPLITS, *INDICES])
+def test_sizes_as_pad_widths_split_positions_and_diagonals_are_numpys(name):
+    fn, types = {**PROGRAMS, **SPLITS, **INDICES}[name]
     with kt.default_dtype("float64"):
         result = kt.eval_shape(fn, *types)
     names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape
@@ -77,7 +86,7 @@ def test_sizes_as_pad_widths_and_split_positions_are_numpys(name):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = fn(*arrays)
-        except ValueError:
+        except (ValueError, IndexError):
             assert not result.holds(sizes), sizes
             continue
         assert result.holds(sizes) or _sign_reading(result, sizes), sizes

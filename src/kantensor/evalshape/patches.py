@@ -259,12 +259,19 @@ def _lexsort(keys: Any, axis: int = -1) -> Any:
     return NotImplemented
 
 
+def _diag_indices(n: Any, ndim: int = 2) -> Any:
+    """``np.diag_indices(n)`` of a size: NumPy's ``(np.arange(n),) * ndim``."""
+    if not isinstance(n, Dim) or _index(ndim) is None:
+        return NotImplemented
+    return (ops.arange(n, dtype="int64"),) * operator.index(ndim)
+
+
 #: ``numpy`` entries traced during eval_shape (they have no tensor argument to dispatch on).
 CREATION: dict[str, Callable[..., Any]] = {
     "zeros": _zeros, "ones": _ones, "empty": _zeros, "full": _full, "arange": _arange,
     "eye": _eye, "identity": _identity, "tri": _tri, "linspace": _linspace,
     "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array,
-    "lexsort": _lexsort}
+    "lexsort": _lexsort, "diag_indices": _diag_indices}
 
 def _generator_random(size: Any = None, dtype: Any = "float64", out: Any = None) -> Any:
     if out is not None:
