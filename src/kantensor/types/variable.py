@@ -27,6 +27,29 @@ from .protocol import REBIND, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
 from .type import ShapeEntry, TensorType, refuse_masked
 
+#: ``ndarray`` attributes a symbolic tensor has not (its memory, in-place changes, Python
+#: values), with what to write instead: reading one raises an AttributeError saying so
+#: (``data`` is a constant's own slot). A method registered later replaces its entry.
+UNSUPPORTED_ATTRIBUTES = {
+    "flat": "x.ravel() (or x.reshape(-1)) for the flat elements, x.ravel()[i] for one",
+    "flags": "", "strides": "", "ctypes": "", "base": "",
+    "tolist": "a tensor's values exist when its graph runs (kt.function)",
+    "tobytes": "a tensor's values exist when its graph runs (kt.function)",
+    "fill": "np.full_like(x, value)", "put": "x.at[index].set(values)",
+    "resize": "np.resize(x, shape) or x.reshape(shape)",
+    "byteswap": "", "choose": "", "dump": "", "dumps": "", "getfield": "",
+    "setfield": "", "setflags": "", "tofile": ""}
+
+
+def _unsupported(name: str, instead: str) -> property:
+    def refuse(self: Any) -> Any:
+        hint = f": use {instead}" if instead else ""
+        raise AttributeError(f"{type(self).__name__}.{name} (ndarray.{name}) is not "
+                             f"supported on symbolic tensors (a graph has no memory, "
+                             f"in-place changes or values){hint}")
+    return property(refuse, doc=f"Not supported on symbolic tensors{': ' if instead else ''}"
+                    f"{instead}.")
+
 
 def register_method(name: str, fn: Callable[..., Any]) -> None:
     """Make ``x.name(*args, **kwargs)`` call ``fn(x, *args, **kwargs)``.
@@ -191,9 +214,26 @@ class _TensorOperators:
             total = total * n
         return total
 
+    def conjugate(self) -> Any:
+        """``x.conj()`` (``ndarray.conjugate``)."""
+        return self.conj()
+
+    @property
+    def itemsize(self) -> int:
+        """The bytes of one element (``ndarray.itemsize``)."""
+        return np.dtype(self.type.dtype).itemsize
+
+    @property
+    def nbytes(self) -> Any:
+        """The bytes of the elements, ``size * itemsize`` (a Dim expression where the
+        size is one)."""
+        return self.size * self.itemsize
+
     def __dir__(self) -> list[str]:
-        """Attributes plus the registered methods, so IPython completes ``x.su<Tab>``."""
-        return sorted({*super().__dir__(), *METHODS})
+        """Attributes plus the registered methods, so IPython completes ``x.su<Tab>``
+        (not the ndarray attributes it refuses)."""
+        return sorted({*super().__dir__(), *METHODS} - (
+            UNSUPPORTED_ATTRIBUTES.keys() - METHODS.keys()))
 
     def _repr_html_(self) -> str:
         return variable_html(self)
@@ -214,6 +254,12 @@ class _TensorOperators:
     def __bool__(self):
         raise TypeError("a symbolic tensor has no truth value (its value is only known "
                         "when the graph runs); compare variables with `is`")
+
+
+for _name, _instead in UNSUPPORTED_ATTRIBUTES.items():
+    if not hasattr(_TensorOperators, _name):
+        setattr(_TensorOperators, _name, _unsupported(_name, _instead))
+        _INSTALLED.add(_name)  # (register_method may set a method there)
 
 
 class TensorVariable(_TensorOperators, Variable):
