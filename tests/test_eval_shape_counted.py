@@ -80,9 +80,9 @@ PROGRAMS = [
 #: Programs that need something of a length the data decide: kept as an assumption
 #: that holds() says it cannot decide (a ValueError naming that size), never dropped.
 UNDECIDED = {"len(np.unique_values(x0)) + x0",  # (the count must fit int8: <= 127)
-             # each array of a data-decided length has a ? of its own: that two are one
-             # length, or that the count is at most the elements, is such an assumption
-             "np.nonzero(x0)[1] + np.nonzero(x0)[0]", "np.stack(np.nonzero(x0))",
+             # that the count is at most the elements is such an assumption (two arrays
+             # of one count are named alike: np.nonzero(x0)[1] + np.nonzero(x0)[0] and
+             # np.stack(np.nonzero(x0)) assume nothing, evalshape/sameaxes.py)
              "x0[np.nonzero(x0)]", "x0.ravel()[np.flatnonzero(x0)]"}
 
 
@@ -169,13 +169,12 @@ def test_the_graph_computes_numpys_values_and_lengths(fn, types):
     (lambda x: np.zeros(3)[len(np.nonzero(x)[0])], True),
     (lambda x: np.zeros(3)[np.argwhere(x).shape[0]], True),
     (lambda x: np.zeros(3)[len(np.unique_values(x))], True),
-    (lambda x: np.nonzero(x)[0] + np.where(x)[0][::-1], False),
+    (lambda x: x[x > 0] + x[x < 0][::-1], False),
 ])
 def test_what_code_needs_of_a_data_decided_length_stays_undecided(fn, fails):
     """A need on a length the data decide (``np.zeros(3)[k]``: NumPy raises IndexError
     where the count is 3 or more) is kept, and holds says it cannot decide it; so is
-    one NumPy always meets (two arrays of one count), which each ``?`` of its own does
-    not say (an assumption too many, never one too few)."""
+    one of two counts (which NumPy meets at some data: an assumption, never dropped)."""
     result = kt.eval_shape(fn, "float32[n]")
     assert result.assumptions
     with pytest.raises(ValueError, match="no input's size decides"):
@@ -184,6 +183,18 @@ def test_what_code_needs_of_a_data_decided_length_stays_undecided(fn, fails):
     if fails:  # ... and raises at others
         with pytest.raises(IndexError):
             fn(np.arange(1, 6, dtype=np.float32))
+
+
+def test_arrays_of_one_count_need_nothing_of_it():
+    """``np.nonzero(x)[0] + np.where(x)[0][::-1]``: one count (one node of positions,
+    each array passing its length on), no assumption; NumPy runs at every data."""
+    def fn(x):
+        return np.nonzero(x)[0] + np.where(x)[0][::-1]
+    result = kt.eval_shape(fn, "float32[n]")
+    assert result.assumptions == ()
+    assert result.holds({"n": 5})
+    for data in (np.zeros(5), np.ones(5), np.arange(5.0), np.arange(5.0) % 2):
+        fn(data.astype(np.float32))
 
 
 @pytest.mark.parametrize(("fn", "types", "axis"), [

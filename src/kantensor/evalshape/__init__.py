@@ -43,6 +43,7 @@ from .located import (
 from .namespaces import installed, reach, traced_kwargs
 from .placing import placed_refused
 from .result import Refusal, ShapeResult, merged
+from .sameaxes import renamed, same_axes
 from .scalars import numpy_scalar  # noqa: F401 - installs the numpy_scalar hook
 from .trace import Trace, tracing
 
@@ -162,7 +163,8 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
                             if is_choice(c))
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
-    found = unimplied(assumed(assumptions(trace.sites, trace.names), path.facts, given),
+    needs = renamed(assumptions(trace.sites, trace.names), same_axes(trace.sites))
+    found = unimplied(assumed(needs, path.facts, given),
                       path.facts)
     never = contradicted(found)
     if never:  # what the code needs at different lines: together, at no sizes

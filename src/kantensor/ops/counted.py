@@ -6,10 +6,13 @@ A boolean mask selects a number of elements no size gives: the index Op leaves i
 of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
 on the inputs; see :mod:`kantensor.evalshape.assumptions`), unknown in the type (``?``)
 as every size the data decide. ``np.nonzero(x)`` selects the columns of one grid of
-positions (``grid[:, x != 0]``, int64 as NumPy's intp) and splits its rows. Each value
-computed from such a length has a ``?`` of its own, so what code needs of two of them
-(``rows + cols``), or of one (``np.zeros(3)[len(np.flatnonzero(x))]``), is an assumption
-``holds`` says it cannot decide, never dropped.
+positions (``grid[:, x != 0]``, int64 as NumPy's intp; one node for one tensor, however
+often called) and splits its rows. Each value computed from such a length has a ``?`` of
+its own; eval_shape names the ones its relations make equal alike
+(:mod:`kantensor.evalshape.sameaxes`: ``rows + cols`` needs nothing), so what code needs
+of two counts (``x[x > 0] + y[y > 0]``), or of one
+(``np.zeros(3)[len(np.flatnonzero(x))]``), is an assumption ``holds`` says it cannot
+decide, never dropped.
 
 The compositions compute NumPy's values (positions in C order, the elements kept in
 order), with one documented difference: ``np.unique_values`` gives its values sorted
@@ -22,6 +25,7 @@ where the extra entries are false, which no size says).
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -41,11 +45,27 @@ def _ndim(x: Any) -> int:
     return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
 
 
+#: id of a tensor -> weak references to it and to the positions of its nonzero elements:
+#: one value has one set of positions, so ``np.nonzero(x)`` twice (``np.argwhere(x)``
+#: after it) is one node, whose count is one size. By identity (``==`` of tensors
+#: compares elements), weak both ways: an entry goes with its tensor.
+_POSITIONS: dict[int, tuple[weakref.ref, weakref.ref]] = {}
+
+
 def _positions(a: Any) -> Any:
-    """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order."""
+    """The (ndim, k) int64 positions of a's nonzero elements (k the data decide), C order
+    (the same node for the same tensor: :data:`_POSITIONS`)."""
+    known = _POSITIONS.get(id(a)) if isinstance(a, Variable) else None
+    if known is not None and known[0]() is a and known[1]() is not None:
+        return known[1]()
     ones = np.ones_like(a, dtype=np.int64)
     grid = np.stack([np.cumsum(ones, axis=i) - 1 for i in range(_ndim(a))])
-    return grid[(slice(None), a != 0)]
+    out = grid[(slice(None), a != 0)]
+    if isinstance(a, Variable) and isinstance(out, Variable):
+        key = id(a)
+        _POSITIONS[key] = (weakref.ref(a, lambda _, k=key: _POSITIONS.pop(k, None)),
+                           weakref.ref(out))
+    return out
 
 
 def _nonzero(a: Any) -> tuple[Any, ...]:
