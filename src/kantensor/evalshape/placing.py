@@ -24,13 +24,11 @@ from typing import Any, NamedTuple
 from ..graph.basic import Apply, Variable
 from ..ops.op import SignatureOp
 from ..ops.sizes import SizeOp
-from ..signature.forward import build
-from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause
 from ..types.dim import Dim
-from ..types.facts import EMPTY
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
+from .sameaxes import built
 
 
 class Placed(NamedTuple):
@@ -99,20 +97,11 @@ def _accepted_before(op: SignatureOp, inputs: list[Variable], i: int, at: Apply,
     if before is None or ranks is None:
         return None
     types = tuple(before.type if k == i else x.type for k, x in enumerate(inputs))
-    got = _built(op, types, inputs)
+    got = built(op, types, inputs)
     if got is None or got.conditions or [
             len(getattr(t, "shape", ()) or ()) for t in got.types] != ranks:
         return None
     return before
-
-
-def _built(op: SignatureOp, types: tuple, inputs: list[Variable]) -> Any:
-    try:
-        signature, named = op.signature_for(types)
-        return build(signature, types, tuple(x.wrapped for x in inputs), name=named,
-                     facts=EMPTY)
-    except (TypeInferenceError, ValueError, TypeError):
-        return None
 
 
 def placed_refused(op: Any, inputs: list[Variable], sites: Mapping[Apply, Any],
@@ -127,7 +116,7 @@ def placed_refused(op: Any, inputs: list[Variable], sites: Mapping[Apply, Any],
         return None
     blank = tuple(TensorType(x.type.dtype, (None,) * len(_shape(x))) if _shape(x)
                   else x.type for x in inputs)  # the ranks the operands' ranks give
-    got = _built(op, blank, inputs)
+    got = built(op, blank, inputs)
     ranks = None if got is None else [len(getattr(t, "shape", ()) or ()) for t in got.types]
     found: dict[tuple[Apply, int], None] = {}
     for i, v in enumerate(inputs):
