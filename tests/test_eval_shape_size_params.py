@@ -1,10 +1,11 @@
 """Sizes as NumPy's parameters: ``np.pad`` of the constant mode whose widths are sizes
-(``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes and
-``np.diag_indices`` of a size, judged by NumPy at every assignment of a box of sizes (0,
-1, 2, 3, 5): where the result holds
-NumPy runs and gives its shape and dtype, where it does not NumPy raises (or a slice
-bound's sign reading, documented, says so); and the values of the built graph are
-NumPy's, pad constants written as NumPy writes them."""
+(``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes,
+``np.diag_indices`` of a size, and a size compared with a tensor (``n - 3 <= x``,
+elementwise as NumPy compares an int with an array), judged by NumPy at every
+assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds NumPy runs and
+gives its shape and dtype, where it does not NumPy raises (or a slice bound's sign
+reading, documented, says so); and the values of the built graph are NumPy's, pad
+constants written as NumPy writes them."""
 
 from __future__ import annotations
 
@@ -58,6 +59,14 @@ INDICES = {
 }
 
 
+COMPARED = {
+    "a size less 3 at most x": (lambda x: (x.shape[0] - 3) <= x, ["float32[A,B]"]),
+    "a size below x": (lambda x: x.shape[1] < x, ["int8[A,B]"]),
+    "a large size above int8 x": (lambda x: x.shape[0] + 300 > x, ["int8[A]"]),
+    "a size at least x's cast": (lambda x: len(x) >= x.astype(np.uint8), ["float64[A,B]"]),
+}
+
+
 def _case(result, sizes):
     return next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
                 result) if result.cases else result
@@ -70,9 +79,9 @@ def _sign_reading(result, sizes) -> bool:
                for a in result.assumptions)
 
 
-@pytest.mark.parametrize("name", [*PROGRAMS, *SPLITS, *INDICES])
-def test_sizes_as_pad_widths_split_positions_and_diagonals_are_numpys(name):
-    fn, types = {**PROGRAMS, **SPLITS, **INDICES}[name]
+@pytest.mark.parametrize("name", [*PROGRAMS, *SPLITS, *INDICES, *COMPARED])
+def test_sizes_as_pad_widths_split_positions_diagonals_and_compared_are_numpys(name):
+    fn, types = {**PROGRAMS, **SPLITS, **INDICES, **COMPARED}[name]
     with kt.default_dtype("float64"):
         result = kt.eval_shape(fn, *types)
     names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape

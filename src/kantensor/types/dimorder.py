@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..graph.basic import Variable
 from ..graph.hooks import Hook
 from .intervals import interval
 
@@ -36,7 +37,12 @@ def asked(op: str, a: Any, b: object) -> Any:
 def ordered(a: Any, b: object, op: str, comparable: bool) -> bool:
     """``a op b`` for an ordering ``op``: the hook's answer, else a TypeError. A size is
     an int, so against a finite float ``b`` it is compared with the int that says the
-    same (``n > 2.5`` is ``n > 2``, ``n >= 2.5`` is ``n >= 3``)."""
+    same (``n > 2.5`` is ``n > 2``, ``n >= 2.5`` is ``n >= 3``). Against a tensor,
+    NotImplemented: Python asks the tensor's reflected comparison, elementwise with the
+    size as a number (``n - 3 <= x`` is ``x >= n - 3``, as NumPy compares an int with an
+    array)."""
+    if not comparable and isinstance(b, Variable):
+        return NotImplemented
     if not comparable and isinstance(b, float) and not math.isfinite(b):  # (nan: none)
         return b == b and (b > 0) == (op in ("<", "<="))  # (inf: above every size)
     if not comparable and isinstance(b, float):
