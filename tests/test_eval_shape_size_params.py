@@ -1,7 +1,8 @@
 """Sizes as NumPy's parameters: ``np.pad`` of the constant mode whose widths are sizes
 (``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes,
 ``np.diag_indices`` of a size, and a size compared with a tensor (``n - 3 <= x``,
-elementwise as NumPy compares an int with an array), judged by NumPy at every
+elementwise as NumPy compares an int with an array), ``np.arange`` of a size times a
+float (``np.arange(n * 1.0)``: NumPy's float64 range), judged by NumPy at every
 assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds NumPy runs and
 gives its shape and dtype, where it does not NumPy raises (or a slice bound's sign
 reading, documented, says so); and the values of the built graph are NumPy's, pad
@@ -67,6 +68,16 @@ COMPARED = {
 }
 
 
+RANGES = {
+    "a size times a float": (lambda x: np.arange((x.shape[1] + x.shape[0]) * 1.0),
+                             ["int8[A,B]"]),
+    "half a size as a product": (lambda x: np.arange(x.shape[1] * 0.5), ["float32[A,B]"]),
+    "a float size less 3": (lambda x: np.arange(x.shape[1] - 3.0) + x.shape[0],
+                            ["int8[A,B]"]),
+    "with an int step": (lambda x: np.arange(0, x.shape[0] * 1.0, 2), ["int8[A]"]),
+}
+
+
 def _case(result, sizes):
     return next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
                 result) if result.cases else result
@@ -79,11 +90,14 @@ def _sign_reading(result, sizes) -> bool:
                for a in result.assumptions)
 
 
-@pytest.mark.parametrize("name", [*PROGRAMS, *SPLITS, *INDICES, *COMPARED])
-def test_sizes_as_pad_widths_split_positions_diagonals_and_compared_are_numpys(name):
-    fn, types = {**PROGRAMS, **SPLITS, **INDICES, **COMPARED}[name]
-    with kt.default_dtype("float64"):
-        result = kt.eval_shape(fn, *types)
+ALL = {**PROGRAMS, **SPLITS, **INDICES, **COMPARED, **RANGES}
+
+
+@pytest.mark.parametrize("name", list(ALL))
+def test_sizes_as_numpys_parameters_are_numpys(name):
+    fn, types = ALL[name]
+    result = kt.eval_shape(fn, *types)  # (the default float32: a Python float's dtype
+    # is then kantensor's, and NumPy's arange of it float64 all the same)
     names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape
                     if isinstance(d, kt.Dim)})
     ran = 0
