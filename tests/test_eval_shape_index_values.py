@@ -77,3 +77,35 @@ def test_a_permutation_made_of_sizes_is_stated_by_the_index_op_alone():
     assert dict(node.op.params)["index"][0].along == 1
     assert index_bounds(node) == []
     assert [str(a) for a in r.assumptions] == ["E*min(1, C, E) <= B"]
+
+
+#: Index arrays of a computed bool's values (x is float32[m], y float32[k]): 0 or 1,
+#: each for some data, so the index needs m >= 2 wherever it is not empty (the
+#: for-every-data reading, as argmax's positions); NumPy judges at data with and
+#: without true elements.
+BOOLS = ["(y > 0).astype(np.int64)", "(y > 0).astype(np.int8) * 1",
+         "np.logical_not(y > 0).astype(np.intp)", "(y == y).astype(np.int64)[::-1]"]
+
+
+def _data_runs(fn, m: int, k: int) -> list[bool]:
+    out = []
+    for y in (np.zeros(k, "float32"), np.ones(k, "float32"),
+              np.arange(k, dtype="float32") - 1):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fn(np.zeros(m, "float32"), y)
+            out.append(True)
+        except IndexError:
+            out.append(False)
+    return out
+
+
+@pytest.mark.parametrize("index", BOOLS)
+def test_an_index_of_a_computed_bool_holds_where_numpy_runs_for_every_data(index):
+    source = "lambda x, y: x[" + index + "]"
+    fn = eval(source, {"np": np})
+    r = kt.eval_shape(fn, "float32[m]", "float32[k]")
+    for m, k in itertools.product(range(5), repeat=2):
+        runs = _data_runs(fn, m, k)
+        assert r.holds({"m": m, "k": k}) == all(runs), (source, m, k, runs)

@@ -20,6 +20,9 @@ pick some of them where data decide which (fancy indices and masks, ``take``,
 ``-``, negation, ``minimum``/``maximum``, ``clip``, and ``*``, ``//``, ``%`` by an int,
 and ``argsort`` /
 ``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` / ``argmin``.
+A bool the graph computes (a comparison, ``x > 0``) is 0 .. 1 where nothing narrower is
+known: each value is reached for some data, so its hull is the for-every-data reading, as
+``argmax``'s is (``x[(x > 0).astype(int)]`` needs ``N >= 2``; it held at ``N = 1``).
 Anything else is unknown (None).
 
 ``argsort``'s values (``argpartition``'s, ``lexsort``'s) are no data: along its axis (of
@@ -237,7 +240,10 @@ def _range(v: Any, depth: int, memo: dict) -> Range:
         return memo[v]
     memo[v] = _UNKNOWN  # (a graph has no cycles: this only guards the recursion)
     found = _of_node(v, node, depth - 1, memo)
-    memo[v] = found = found if _fits(found, v.type.dtype) else _UNKNOWN
+    found = found if _fits(found, v.type.dtype) else _UNKNOWN
+    if v.type.dtype == "bool" and (found[0] is None or found[1] is None):
+        found = (0, 1)  # a computed bool's values (a comparison's): each, for some data
+    memo[v] = found
     return found
 
 
