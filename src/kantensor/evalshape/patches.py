@@ -30,11 +30,12 @@ from .. import ops
 from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
-from ..types.dtypes import is_integer
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
-from .powers import fraction
 from .pymath import MATH
+from .ranges import arange as _arange
+from .ranges import index_of as _index
+from .ranges import is_size as _size
 from .scalartypes import tag_python_ints
 from .trace import current
 
@@ -44,17 +45,6 @@ def _symbolic(x: Any) -> bool:
     if isinstance(x, Dim | Ratio | Variable):
         return True
     return isinstance(x, list | tuple) and any(_symbolic(v) for v in x)
-
-
-def _size(x: Any) -> bool:
-    return isinstance(x, Dim) or (not isinstance(x, bool) and _index(x) is not None)
-
-
-def _index(x: Any) -> int | None:
-    try:
-        return operator.index(x)
-    except TypeError:
-        return None
 
 
 def _shape(shape: Any) -> bool:
@@ -81,61 +71,6 @@ def _full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", **kw
     if not _shape(shape) or kw:
         return NotImplemented
     return ops.full(shape, fill_value, dtype=dtype)
-
-
-def _arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
-    if not kw and dtype is None and 1 <= len(args) <= 3 and any(
-            isinstance(a, Ratio) for a in args) and all(
-            isinstance(a, Ratio) or _size(a) for a in args):
-        return _float_arange(*args)
-    if not kw and any(isinstance(a, Variable) for a in args):
-        return _number_arange(args, dtype)
-    if kw or not args or len(args) > 3 or not all(_size(a) for a in args):
-        return NotImplemented
-    if len(args) == 3 and not isinstance(args[2], int):
-        return NotImplemented
-    return ops.arange(*args, dtype=_dtype(dtype, "int64"))
-
-
-def _number_arange(args: tuple, dtype: Any) -> Any:
-    """``np.arange`` of numbers of the graph made of sizes and Python numbers (a size
-    times a float, ``n * 1.0``): NumPy's range of their exact values
-    (:func:`~.powers.fraction`), float64 where one is a float (int64 of ints); anything
-    else is refused, its length a value's."""
-    exact = [fraction(a) if isinstance(a, Variable) else a for a in args]
-    if dtype is None and 1 <= len(args) <= 3 and all(
-            e is not None for e in exact) and all(
-            isinstance(a, Variable) and a.type.ndim == 0 or _size(a) for a in args):
-        values = [e[0] / e[1] if isinstance(e, tuple) and e[1] != 1 else
-                  e[0] if isinstance(e, tuple) else e for e in exact]
-        if len(values) == 3 and not isinstance(values[2], int):
-            values = []  # (a step of sizes: refused, as np.arange(0, n, n) is)
-        elif all(_size(v) for v in values):  # whole values: the int range (of floats
-            # where a number is one: NumPy's arange of a float, of any float dtype)
-            floats = any(isinstance(a, Variable) and not is_integer(a.type.dtype)
-                         for a in args)
-            return ops.arange(*values, dtype="float64" if floats else "int64")
-        found = _float_arange(*values) if values else NotImplemented
-        if found is not NotImplemented:
-            return found
-    raise TypeError("numpy.arange of a tensor (a number of the graph) is not supported "
-                    "during eval_shape, except of sizes and Python numbers by + - * / "
-                    "(np.arange(n * 1.0)) with an int step: its length would be a "
-                    "value's")
-
-
-def _float_arange(*args: Any) -> Any:
-    """``np.arange`` of a float of sizes (``np.arange(n / 2)``): NumPy's float64 range,
-    ``ceil((stop - start) / step)`` values ``start + i * step`` (an int step; the length
-    is the exact fraction's ceiling, as Python's float of one division is correctly
-    rounded, and refused where it was rounded twice: :class:`Ratio`)."""
-    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    if _index(step) is None or step == 0:
-        return NotImplemented
-    diff = stop - start  # (a division by 1 or -1 rounds nothing: not made one)
-    length = math.ceil(diff if step == 1 else -diff if step == -1 else diff / step)
-    length = dim_max(length, 0)
-    return ops.arange(length, dtype="float64") * step + start
 
 
 def _eye(N: Any, M: Any = None, k: int = 0, dtype: Any = None, **kw: Any) -> Any:  # noqa: N803

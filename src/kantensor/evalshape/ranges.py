@@ -1,0 +1,87 @@
+"""``np.arange`` as the traced code finds it during ``eval_shape`` (see :mod:`.patches`):
+of ints and sizes, the ``arange`` Op; of a fraction of sizes (``np.arange(n / 2)``) or a
+number the graph makes of sizes and Python numbers (``np.arange(n * 1.0)``), NumPy's float
+range of its exact value; anything else NumPy's own (NotImplemented) or refused."""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Any
+
+from .. import ops
+from ..graph.basic import Variable
+from ..types.dim import Dim
+from ..types.dimminmax import dim_max
+from ..types.dtypes import is_integer
+from ..types.sizenum import Ratio
+from .powers import fraction
+
+
+def is_size(x: Any) -> bool:
+    """Whether ``x`` is a size: an int (not a bool) or a Dim."""
+    return isinstance(x, Dim) or (not isinstance(x, bool) and index_of(x) is not None)
+
+
+def index_of(x: Any) -> int | None:
+    """``x`` as an int where Python takes it as one (``operator.index``), else None."""
+    try:
+        return operator.index(x)
+    except TypeError:
+        return None
+
+
+def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
+    """``np.arange`` during eval_shape (see the module); NotImplemented: NumPy's own."""
+    if not kw and dtype is None and 1 <= len(args) <= 3 and any(
+            isinstance(a, Ratio) for a in args) and all(
+            isinstance(a, Ratio) or is_size(a) for a in args):
+        return _float_arange(*args)
+    if not kw and any(isinstance(a, Variable) for a in args):
+        return _number_arange(args, dtype)
+    if kw or not args or len(args) > 3 or not all(is_size(a) for a in args):
+        return NotImplemented
+    if len(args) == 3 and not isinstance(args[2], int):
+        return NotImplemented
+    return ops.arange(*args, dtype="int64" if dtype is None else dtype)
+
+
+def _number_arange(args: tuple, dtype: Any) -> Any:
+    """``np.arange`` of numbers of the graph made of sizes and Python numbers (a size
+    times a float, ``n * 1.0``): NumPy's range of their exact values
+    (:func:`~.powers.fraction`), float64 where one is a float (int64 of ints); anything
+    else is refused, its length a value's."""
+    exact = [fraction(a) if isinstance(a, Variable) else a for a in args]
+    if dtype is None and 1 <= len(args) <= 3 and all(
+            e is not None for e in exact) and all(
+            isinstance(a, Variable) and a.type.ndim == 0 or is_size(a) for a in args):
+        values = [e[0] / e[1] if isinstance(e, tuple) and e[1] != 1 else
+                  e[0] if isinstance(e, tuple) else e for e in exact]
+        if len(values) == 3 and not isinstance(values[2], int):
+            values = []  # (a step of sizes: refused, as np.arange(0, n, n) is)
+        elif all(is_size(v) for v in values):  # whole values: the int range (of floats
+            # where a number is one: NumPy's arange of a float, of any float dtype)
+            floats = any(isinstance(a, Variable) and not is_integer(a.type.dtype)
+                         for a in args)
+            return ops.arange(*values, dtype="float64" if floats else "int64")
+        found = _float_arange(*values) if values else NotImplemented
+        if found is not NotImplemented:
+            return found
+    raise TypeError("numpy.arange of a tensor (a number of the graph) is not supported "
+                    "during eval_shape, except of sizes and Python numbers by + - * / "
+                    "(np.arange(n * 1.0)) with an int step: its length would be a "
+                    "value's")
+
+
+def _float_arange(*args: Any) -> Any:
+    """``np.arange`` of a float of sizes (``np.arange(n / 2)``): NumPy's float64 range,
+    ``ceil((stop - start) / step)`` values ``start + i * step`` (an int step; the length
+    is the exact fraction's ceiling, as Python's float of one division is correctly
+    rounded, and refused where it was rounded twice: :class:`Ratio`)."""
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if index_of(step) is None or step == 0:
+        return NotImplemented
+    diff = stop - start  # (a division by 1 or -1 rounds nothing: not made one)
+    length = math.ceil(diff if step == 1 else -diff if step == -1 else diff / step)
+    length = dim_max(length, 0)
+    return ops.arange(length, dtype="float64") * step + start
