@@ -153,3 +153,15 @@ def test_a_negative_int_width_raises_as_numpy():
         np.pad(np.zeros((2, 3)), ((0, 3), (-1, 2)))
     with pytest.raises(ValueError, match="negative"):
         kt.eval_shape(lambda x: np.pad(x, ((0, x.shape[0]), (-1, 2))), "float64[A,B]")
+
+
+def test_arange_of_a_float_of_an_unknown_length_is_refused_naming_arange():
+    """``np.arange((len(v) + 1) * 1.0)`` of a length the data decide: no size to pass on
+    (its node holds a placeholder), so a TypeError naming arange, not a crash inside
+    the size parameters (IndexError: list index out of range)."""
+    def fn(x):
+        v = np.unique_values(x.ravel())
+        return np.arange((len(v) + 1) * 1.0)
+    assert fn(np.arange(4)).shape == (5,)  # NumPy runs: unsupported here, said so
+    with pytest.raises(TypeError, match="numpy.arange of a tensor"):
+        kt.eval_shape(fn, "int64[N]")

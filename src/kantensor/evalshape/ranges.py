@@ -15,6 +15,7 @@ from ..types.dim import Dim
 from ..types.dimminmax import dim_max
 from ..types.dtypes import is_integer
 from ..types.sizenum import Ratio
+from ..types.symbols import free_symbols
 from .powers import fraction
 
 
@@ -53,7 +54,7 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
     else is refused, its length a value's."""
     exact = [fraction(a) if isinstance(a, Variable) else a for a in args]
     if dtype is None and 1 <= len(args) <= 3 and all(
-            e is not None for e in exact) and all(
+            e is not None and _named(e) for e in exact) and all(
             isinstance(a, Variable) and a.type.ndim == 0 or is_size(a) for a in args):
         values = [e[0] / e[1] if isinstance(e, tuple) and e[1] != 1 else
                   e[0] if isinstance(e, tuple) else e for e in exact]
@@ -71,6 +72,14 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
                     "during eval_shape, except of sizes and Python numbers by + - * / "
                     "(np.arange(n * 1.0)) with an int step: its length would be a "
                     "value's")
+
+
+def _named(exact: Any) -> bool:
+    """Whether an exact value (a size, or ``(p, q)``) is over named sizes only: a size
+    an axis of unknown length makes is held by its node as a placeholder (see
+    :func:`kantensor.ops.sizes.untie`), no size to pass on."""
+    p = exact[0] if isinstance(exact, tuple) else exact
+    return not isinstance(p, Dim) or all(isinstance(s, str) for s in free_symbols(p))
 
 
 def _float_arange(*args: Any) -> Any:
