@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sizing
-from kantensor.types.canon import _canonical, _one_floor, canonical_form
+from kantensor.types.canon import _canonical, canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, unknown
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.quasi import MAX_PERIOD, table
 from kantensor.types.quasiform import one_symbol_form
+from kantensor.types.readback import one_floor as _one_floor
 from kantensor.types.symbols import substitute
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
@@ -416,7 +417,7 @@ def test_hostile_sizes_stay_bounded_and_sound() -> None:
        st.integers(-5, 5).filter(bool), st.integers(-9, 9), st.booleans())
 def test_one_floor_of_one_size_is_its_own_form(size, d, s, k, c, unknown_size) -> None:
     """``k*((n + s)//d) + c`` (a window's size) is taken as its form without the search
-    (canon._one_floor): the search gives it back unchanged, over a named size and over
+    (readback.one_floor): the search gives it back unchanged, over a named size and over
     an unknown."""
     x = size if not unknown_size else unknown(object())
     x = k * ((x + s) // d) + c

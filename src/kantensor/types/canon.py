@@ -72,7 +72,7 @@ from .quasiform import one_symbol_form
 from .readback import atom_symbols as _atom_symbols
 from .readback import by_int as _by_int
 from .readback import has_opaque as _has_opaque
-from .readback import of_terms
+from .readback import of_terms, one_floor
 from .readback import remainders as _remainders
 from .readback import several as _several
 from .settle import settle
@@ -115,14 +115,14 @@ def _round(x: Dim) -> DimLike:
 def formed_as_is(x: DimLike) -> bool:
     """Whether ``x`` is its canonical form as it is, by its shape: an int, a
     polynomial over symbols, or one floor (:func:`canonical_form` gives it back)."""
-    return isinstance(x, int) or not _has_opaque(x) or _one_floor(x)
+    return isinstance(x, int) or not _has_opaque(x) or one_floor(x)
 
 
 def _passes(x: DimLike) -> DimLike:
     for _ in range(MAX_PASSES):  # a form over a linear form may leave one-symbol parts
         if isinstance(x, int) or not _has_opaque(x):
             return x  # a polynomial over symbols is already canonical (types.poly)
-        if _one_floor(x):
+        if one_floor(x):
             return x  # its own form (a pool's or a strided conv's size: the common case)
         x = separated(periodic_out(x, canonical_form))  # (sizes through bounded parts
         x = x if isinstance(x, int) else narrowed(x)  # only, atoms that are sums of one-
@@ -208,9 +208,11 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     rest = dict(rest)
     pieces: list[DimLike] = []  # the parts written as a min or max
     rest_forms: list[DimLike] = []
+    opened = False  # (t*U moved into the rest, U a min or max of several: the lattice's)
     for core, (t, form, _) in shifts.items():
         for mono, k in core:
             home = _home(mono, parts, rest)
+            opened = opened or home is rest and t != 0
             home[mono] = home.get(mono, 0) - t * k
             if not home[mono]:
                 del home[mono]
@@ -239,8 +241,9 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
         total = total + _inner(p)
     for form in pieces + rest_forms:
         total = total + form
-    if rest:
-        total = total + _inner(of_terms(rest.items()))
+    if rest:  # (-U//2 + min(...) is (U + 1)//2 + min(...) - U, -U merged in the min)
+        total = total + _inner(lattice_form(of_terms(rest.items())) if opened
+                               else of_terms(rest.items()))
     return _constant_in(_remainders(total) + constant)
 
 
@@ -309,40 +312,6 @@ def _constant_in(x: DimLike) -> DimLike:
     if not q:
         return x
     return x - c * _symbol(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
-
-
-def _one_floor(x: Dim) -> bool:
-    """Whether ``x`` is ``k*((n + s)//d) + c`` (``k != 0``, ``d >= 2``, ``0 <= s < d``, as
-    the Dim algebra leaves ``s``) over one size ``n``: its table's one sparsest form. No
-    form without a floor has its table (it is not affine from 0 on), and one floor
-    ``k'*((n + s')//d') + c'`` has it only where it is the same floor: its steps are of
-    ``k`` exactly where ``n + 1 + s`` is a multiple of ``d``, and its value at 0 is ``c``."""
-    terms = x._terms
-    if len(terms) > 2:
-        return False
-    floor = None
-    for mono, _ in terms:
-        if not mono:
-            continue  # the constant c
-        if floor is not None or len(mono) != 1 or mono[0][1] != 1:
-            return False
-        floor = mono[0][0]
-    if type(floor) is not Opaque or floor.op != "//":
-        return False
-    arg, d = floor.args
-    if type(d) is not int or d < 2 or isinstance(arg, int) or len(arg._terms) > 2:
-        return False
-    symbol = False
-    for mono, c in arg._terms:
-        if not mono:
-            if not 0 <= c < d:
-                return False
-        elif symbol or c != 1 or len(mono) != 1 or mono[0][1] != 1 or \
-                isinstance(mono[0][0], Opaque):
-            return False
-        else:
-            symbol = True
-    return symbol
 
 
 class _Placeholder:

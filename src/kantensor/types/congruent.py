@@ -136,7 +136,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
         return None
     if found is None or len(found[3]) < 2:
         return None
-    part, rest, _, forms, _ = found
+    part, rest, _, forms, _, _ = found
     first = dict(forms[0][0])
     for f, c in forms[1:]:
         other = dict(f)

@@ -20,7 +20,9 @@ choice by choice. The distinct forms of those cells are ``f``'s *pieces*, a func
   (``f`` is concave, the min of its pieces), ``h + max(...)`` where every piece is at
   most ``f`` (convex); ``h`` is the part the pieces share, each variable's least
   coefficient and the least constant among them (``min(m + n + 1, 2*n + 1)`` is ``n +
-  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``);
+  1 + min(m, n)``), and a common factor out (``min(4*m, 4*n)`` is ``4*min(m, n)``),
+  without the pieces alone the least (greatest) at no integer point
+  (:func:`.latticecells.needed`: ``min((m % 4)//2, n - m, n//2)``);
 * else as the shorter of its max-of-mins and min-of-maxes forms (Ovchinnikov's): the
   max over the least sets ``{p : p(x) >= f(x)}`` (over the points ``x``) of the min of
   each (and dually), sets that are a function of ``f`` (``max(min(k, m), min(m, n))``
@@ -48,7 +50,7 @@ from .dim import DimLike, _symbol
 from .dimminmax import dim_max, dim_min
 from .fourier import Affine, TooLarge, affine, minus
 from .intervals import nonnegative_atom
-from .latticecells import MAX_SELECTIONS, MAX_SUBSETS, bounds, cells, least
+from .latticecells import MAX_SELECTIONS, MAX_SUBSETS, bounds, cells, domain, least, needed
 from .poly import Opaque, atom_key
 from .prove import proves
 from .symbols import free_symbols, substitute
@@ -118,28 +120,36 @@ def _formed(terms: tuple, whole: frozenset = frozenset()) -> DimLike | None:
     found = _analysed(terms, whole)
     if found is None:
         return None
-    part, rest, pieces, forms, written = found
-    sizes = [(n, d, q, r, s) for n, d, q, r, s in written  # what every piece is a function of
-             if all(dict(f[0]).get(q, 0) == d * dict(f[0]).get(r, 0) for f in forms)]
+    part, rest, pieces, forms, written, domain = found
+    sizes = _functions(written, forms)
     if len(forms) == 1:
         return rest + _render(_folded(forms[0], sizes))
     separate = _separate(part)
     if separate is None and len(forms) <= MAX_PIECES:
-        found = _written(pieces, forms, sizes)  # (a function of the pieces: sizes equal
+        found = _written(pieces, forms, written, domain)  # (a function of the pieces: sizes equal
         separate = found and (_separate(found, True) or found)  # over the free atoms get
     return None if separate is None else rest + separate  # one answer of the prover)
 
 
-def _written(pieces: list, forms: list, sizes: list) -> DimLike | None:
-    """The size written from its pieces and cells (the last three ways above)."""
+def _functions(written: list, forms: list) -> list:
+    """The sizes written over their digits that every piece of ``forms`` is a function of."""
+    return [(n, d, q, r, s) for n, d, q, r, s in written
+            if all(dict(f[0]).get(q, 0) == d * dict(f[0]).get(r, 0) for f in forms)]
+
+
+def _written(pieces: list, forms: list, written: list, domain: list) -> DimLike | None:
+    """The size written from its pieces and cells (the last three ways above); a min
+    (max) of the pieces without those never alone the least (greatest) at integers."""
+    sizes = _functions(written, forms)
     above = [frozenset(p for p in forms if p == form or bounds(p, form, cell, True))
              for form, cell in pieces]  # for each cell: the pieces at least f there
-    if all(len(u) == len(forms) for u in above):
-        return _shared([forms], "min", sizes)  # concave: the min of its pieces
-    below = [frozenset(p for p in forms if p == form or bounds(p, form, cell, False))
-             for form, cell in pieces]
-    if all(len(u) == len(forms) for u in below):
-        return _shared([forms], "max", sizes)  # convex
+    below = None if all(len(u) == len(forms) for u in above) else [
+        frozenset(p for p in forms if p == form or bounds(p, form, cell, False))
+        for form, cell in pieces]
+    for sides, op in ((above, "min"), (below, "max")):
+        if sides is not None and all(len(u) == len(forms) for u in sides):
+            kept = needed(forms, domain, op)  # concave: the min of its pieces; convex
+            return _shared([kept], op, _functions(written, kept))
     found = []
     for sides, op in ((above, "min"), (below, "max")):
         sets = least(pieces, sides, forms, op == "min")
@@ -153,14 +163,25 @@ def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
     over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
-    the limits."""
-    part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
-    rest: DimLike = 0
+    the limits, with its min and max of one size in the part and then beside it (``max(2*k
+    + 1, m + n) + min(2*k + 1, m + n) - m - n`` is ``2*k + 1`` beside a min of ``k``,
+    ``k//2``, ``k//4``, ``k//5``, ``(k + 3)//5``: 7 variables with it)."""
     extremes = [mono[0][0] for mono, _ in terms
                 if _several_extreme(mono) and mono[0][0] not in whole]
     if whole and not extremes:
         return None  # (its one min or max of several is whole: nothing to open)
-    extremes += [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
+    ones = [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
+    try:
+        found = _cells(terms, extremes + ones, whole)
+    except TooLarge:
+        found = None
+    return _cells(terms, extremes, whole) if found is None and ones and extremes else found
+
+
+def _cells(terms: tuple, extremes: list, whole: frozenset) -> tuple | None:
+    """:func:`_analysed` with these min and max as the lattice part's."""
+    part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
+    rest: DimLike = 0
     atoms = _extremes(extremes, whole)
     if atoms is None:
         return None
@@ -183,7 +204,7 @@ def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     forms = sorted({form for form, _ in pieces},
                    key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
     return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms, \
-        folds(written)
+        folds(written), domain(variables, known)
 
 
 def _separate(part: DimLike, proven: bool = False) -> DimLike | None:

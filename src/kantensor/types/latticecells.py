@@ -2,7 +2,7 @@
 argument per min and max, the affine form of the part on the open cell where the chosen
 arguments are strictly least (greatest), found by Fourier–Motzkin elimination over the
 rationals (:func:`.fourier.feasible`) within what is true of the variables
-(:func:`_domain`); and, over the cells, which pieces bound which (:func:`bounds`) and
+(:func:`domain`); and, over the cells, which pieces bound which (:func:`bounds`) and
 the least sets of pieces above (below) the part (:func:`least`). Each search has a
 budget (:data:`MAX_SELECTIONS`, :data:`MAX_SUBSETS`)."""
 
@@ -12,11 +12,11 @@ import itertools
 from typing import Final
 
 from .dim import DimLike
-from .fourier import Affine, affine, feasible, minus
-from .intervals import nonnegative
-from .poly import Opaque
+from .fourier import Affine, TooLarge, affine, feasible, minus
+from .intervals import interval, nonnegative
+from .poly import Opaque, lone_atom
 
-__all__ = ["MAX_SELECTIONS", "MAX_SUBSETS", "bounds", "cells", "least"]
+__all__ = ["MAX_SELECTIONS", "MAX_SUBSETS", "bounds", "cells", "domain", "least", "needed"]
 
 MAX_SELECTIONS: Final = 1024
 """Most choices of arguments (one per min and max, made one by one) a size's cells are
@@ -66,16 +66,18 @@ def cells(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list
                 return False
         return True
 
-    domain = [t for t in _domain(variables, known) if t[0]]
-    if not choose(0, known, domain):
+    if not choose(0, known, [t for t in domain(variables, known) if t[0]]):
         return None
     return out or None
 
 
-def _domain(variables: dict, known: dict) -> list[Affine]:
+def domain(variables: dict, known: dict) -> list[Affine]:
     """What is true of the variables, as strict inequalities whose closure holds every
     value they take: ``v > 0`` where ``v >= 0``; ``0 < x % k < k - 1`` and ``x % k < x``
-    (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables)."""
+    (``x >= 0``); ``k*(x//k) < x < k*(x//k) + k - 1`` (``x`` linear in the variables);
+    else ``x//k < hi//k`` (``x <= hi``) and ``k*(x//k) < y`` where ``x`` is ``y % e``
+    (``y >= 0`` linear in the variables: ``n//2`` is never alone the least of
+    ``min((m % 4)//2, n - m, n//2)`` only by ``(m % 4)//2 <= m/2``)."""
     out = [affine({v: 1}, 0) for v, nonneg in variables.items() if nonneg]
     for v in variables:
         if not (isinstance(v, Opaque) and v.op in ("//", "%") and type(v.args[1]) is int
@@ -90,7 +92,20 @@ def _domain(variables: dict, known: dict) -> list[Affine]:
         elif inner is not None:
             out.append(minus(inner, affine({v: k}, 0), 1))
             out.append(minus(affine({v: k}, k - 1), inner, 1))
+        elif (hi := interval(x)[1]) is not None and hi // k > 0 and variables.get(v):
+            out.append(affine({v: -1}, hi // k))  # (x bounded: (m % 4)//2 <= 1)
+            y = _remainder_of(x)
+            inner = None if y is None or not nonnegative(y) else _linear_in(y, variables, known)
+            if inner is not None:  # k*((y % e)//k) <= y % e <= y: (m % 4)//2 <= m/2
+                out.append(minus(inner, affine({v: k}, 0), 1))
     return out
+
+
+def _remainder_of(x: DimLike) -> DimLike | None:
+    """``y`` where ``x`` is one remainder ``y % e`` by an int; else None."""
+    atom = None if isinstance(x, int) else lone_atom(x._terms)
+    return atom.args[0] if isinstance(atom, Opaque) and atom.op == "%" and \
+        type(atom.args[1]) is int else None
 
 
 def _linear_in(x: DimLike, variables: dict, known: dict) -> Affine | None:
@@ -172,3 +187,37 @@ def _together(form: Affine, cell: list, other: list, budget: list, above: bool
             if not w or feasible(base + [minus(form, p, sign) for p in w]):
                 out.append(w)
     return out
+
+
+def needed(forms: list[Affine], domain: list[Affine], op: str) -> list[Affine]:
+    """``forms`` without the pieces never alone the least (``op`` "min"; else the
+    greatest) at an integer point of ``domain``, dropped one by one: where ``q - p >=
+    1`` for every other piece ``q`` kept (``p - q`` for a max) and the domain's ``t >=
+    0`` hold at no rational point (relaxed by ``1/``:data:`_SLACK`, as strict
+    inequalities), some other piece is at most ``p`` at every integer point (each
+    variable is an integer, each form's coefficients are), so their min is the same
+    without ``p``: ``min((m % 4)//2, n - m, n//2)`` is ``min((m % 4)//2, n - m)``, whose
+    cell of ``n//2`` holds rational points only. Past the budget of an elimination, the
+    piece is kept."""
+    sign = 1 if op == "min" else -1
+    base = [_scaled(t, k, 1) for t, k in domain if t]  # (t >= 0: t > -1/_SLACK)
+    kept = list(forms)
+    for p in forms:
+        others = [q for q in kept if q != p]
+        gaps = [minus(q, p, sign) for q in others]
+        try:  # (q - p >= 1: q - p > 1 - 1/_SLACK)
+            alone = not others or any(not t and k < 1 for t, k in gaps) or feasible(
+                base + [_scaled(t, k, 1 - _SLACK) for t, k in gaps if t])
+        except TooLarge:
+            alone = True
+        if not alone:
+            kept = others
+    return kept
+
+
+_SLACK: Final = 1024
+
+
+def _scaled(terms: tuple, const: int, shift: int) -> Affine:
+    """``_SLACK*(terms + const) + shift`` (``> 0``)."""
+    return tuple((v, _SLACK * c) for v, c in terms), _SLACK * const + shift

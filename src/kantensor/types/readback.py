@@ -6,7 +6,8 @@ leaves the fewest terms, then the shortest text: ``(m + n) % 2 + 2*((m + n)//2)`
 ``m + n``; ``m + n - 2*((m + n)//2)`` is ``(m + n) % 2``; ``n + m % 3 - (m + n) % 3`` is
 ``3*((m + n)//3) - 3*(m//3)``. The sizes' own terms are then not split between parts
 two ways. Also the small predicates on atoms that :mod:`.canon` and this module share,
-and :func:`of_terms`, the size of a list of terms, which the canonical passes share."""
+and :func:`of_terms`, the size of a list of terms, which the canonical passes share, and
+:func:`one_floor`, the shape of a size that is its own form (a pool's size)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from .dim import Dim, DimLike, _floordiv, _mod, _symbol
 from .poly import Opaque
 from .symbols import free_symbols
 
-__all__ = ["MAX_READ_BACK", "atom_symbols", "by_int", "has_opaque", "of_terms", "remainders",
-           "several"]
+__all__ = ["MAX_READ_BACK", "atom_symbols", "by_int", "has_opaque", "of_terms", "one_floor",
+           "remainders", "several"]
 
 MAX_READ_BACK: Final = 6
 """Most floors over several symbols :func:`_read_back` tries to read as remainders."""
@@ -100,3 +101,37 @@ def of_terms(terms: Iterable[tuple[tuple, int]]) -> DimLike:
             term = term * _symbol(atom) ** p
         total = total + term
     return total
+
+
+def one_floor(x: Dim) -> bool:
+    """Whether ``x`` is ``k*((n + s)//d) + c`` (``k != 0``, ``d >= 2``, ``0 <= s < d``, as
+    the Dim algebra leaves ``s``) over one size ``n``: its table's one sparsest form. No
+    form without a floor has its table (it is not affine from 0 on), and one floor
+    ``k'*((n + s')//d') + c'`` has it only where it is the same floor: its steps are of
+    ``k`` exactly where ``n + 1 + s`` is a multiple of ``d``, and its value at 0 is ``c``."""
+    terms = x._terms
+    if len(terms) > 2:
+        return False
+    floor = None
+    for mono, _ in terms:
+        if not mono:
+            continue  # the constant c
+        if floor is not None or len(mono) != 1 or mono[0][1] != 1:
+            return False
+        floor = mono[0][0]
+    if type(floor) is not Opaque or floor.op != "//":
+        return False
+    arg, d = floor.args
+    if type(d) is not int or d < 2 or isinstance(arg, int) or len(arg._terms) > 2:
+        return False
+    symbol = False
+    for mono, c in arg._terms:
+        if not mono:
+            if not 0 <= c < d:
+                return False
+        elif symbol or c != 1 or len(mono) != 1 or mono[0][1] != 1 or \
+                isinstance(mono[0][0], Opaque):
+            return False
+        else:
+            symbol = True
+    return symbol
