@@ -163,19 +163,28 @@ def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
     over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
-    the limits, with its min and max of one size in the part and then beside it (``max(2*k
-    + 1, m + n) + min(2*k + 1, m + n) - m - n`` is ``2*k + 1`` beside a min of ``k``,
-    ``k//2``, ``k//4``, ``k//5``, ``(k + 3)//5``: 7 variables with it)."""
+    the limits, with its min and max of one size in the part and then, past the variables,
+    beside it (``max(2*k + 1, m + n) + min(2*k + 1, m + n) - m - n`` is ``2*k + 1``
+    beside a min of ``k``, ``k//2``, ``k//4``, ``k//5``, ``(k + 3)//5``: 7 variables
+    with it)."""
     extremes = [mono[0][0] for mono, _ in terms
                 if _several_extreme(mono) and mono[0][0] not in whole]
     if whole and not extremes:
         return None  # (its one min or max of several is whole: nothing to open)
     ones = [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
     try:
-        found = _cells(terms, extremes + ones, whole)
-    except TooLarge:
-        found = None
-    return _cells(terms, extremes, whole) if found is None and ones and extremes else found
+        return _cells(terms, extremes + ones, whole)
+    except _Wide:
+        if not (ones and extremes):
+            return None
+    try:  # (only past the variables: a search past its budget is not made twice)
+        return _cells(terms, extremes, whole)
+    except _Wide:
+        return None
+
+
+class _Wide(Exception):
+    """A lattice part over more than :data:`MAX_VARIABLES` variables."""
 
 
 def _cells(terms: tuple, extremes: list, whole: frozenset) -> tuple | None:
@@ -190,7 +199,7 @@ def _cells(terms: tuple, extremes: list, whole: frozenset) -> tuple | None:
         return None
     written, variables = digits(variables, (mono[0][0] for mono, _ in terms if mono))
     if len(variables) > MAX_VARIABLES:
-        return None
+        raise _Wide
     known = {v: affine(*w) for v, w in written.items()}
     inside = set(atoms) | variables.keys() | known.keys()
     for mono, c in terms:
