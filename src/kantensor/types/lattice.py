@@ -207,13 +207,14 @@ def _cells(terms: tuple, extremes: list, whole: frozenset) -> tuple | None:
             part[mono] = c
         else:
             rest = rest + _term(mono, c)
-    pieces = cells(part, atoms, variables, known)
+    box = domain(variables, known)
+    pieces = cells(part, atoms, box, known)
     if pieces is None:
         return None
     forms = sorted({form for form, _ in pieces},
                    key=lambda f: (tuple((atom_key(v), c) for v, c in f[0]), f[1]))
     return sum((_term(mono, c) for mono, c in part.items()), start=0), rest, pieces, forms, \
-        folds(written), domain(variables, known)
+        folds(written), box
 
 
 def _separate(part: DimLike, proven: bool = False) -> DimLike | None:

@@ -25,10 +25,11 @@ MAX_SUBSETS: Final = 512
 """Most sets of pieces tested to find the least sets above a size (:func:`least`)."""
 
 
-def cells(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list | None:
+def cells(part: dict, atoms: list[Opaque], box: list[Affine], known: dict) -> list | None:
     """``(form, cell)`` for each selection whose open cell holds a point: the part's
     affine form there (``known``: atoms over the variables) and the cell's strict
-    inequalities (Affines ``> 0``), chosen atom by atom (inner first), a cell with no
+    inequalities (Affines ``> 0``, within ``box``, the variables' :func:`domain`),
+    chosen atom by atom (inner first), a cell with no
     point cut off at once; None past :data:`MAX_SELECTIONS` eliminations."""
     out: list = []
     budget = [MAX_SELECTIONS]
@@ -66,7 +67,7 @@ def cells(part: dict, atoms: list[Opaque], variables: dict, known: dict) -> list
                 return False
         return True
 
-    if not choose(0, known, [t for t in domain(variables, known) if t[0]]):
+    if not choose(0, known, [t for t in box if t[0]]):
         return None
     return out or None
 
