@@ -2,9 +2,7 @@
 brute force at every satisfying point of a grid of sizes (0 and 1 included) and at far
 sizes: a min or max with a piece that is alone the least only at rational points
 (kantensor.types.latticecells.needed: ``min((m % 4)//2, n - m, n//2)`` is ``min((m %
-4)//2, n - m)``), a multiple of a min ``U`` of several moved out of its floor's part
-into the lattice's rest (canon._assembled: ``2*U - U//2`` beside ``U + (U + 1)//2``),
-and a sum of min and max whose min of one size took the lattice past its variables
+4)//2, n - m)``), and a sum of min and max whose min of one size took the lattice past its variables
 (lattice._analysed). Every form is the size at every point where random facts hold
 (soundness); the work stays bounded. The number of examples is
 ``KANTENSOR_FACTS_EXAMPLES`` (40 by default, 150 with ``KANTENSOR_LONG=1``:
@@ -56,12 +54,6 @@ PAIRS = [
     # (docs/sizes.rst listed it as left since canon15)
     (dim_min((m % 4) // 2, n - m), dim_min((m % 4) // 2, n - m, n // 2)),
     (dim_max(m - (m % 4) // 2, n), dim_max(m - (m % 4) // 2, n, m - n // 2 - 1)),
-    # a multiple of U beside its floor and the lattice's rest: opening U merged it into the
-    # rest, while its Hermite rewriting had no lone U to open (docs/sizes.rst, "Left")
-    (2 * U - U // 2 + dim_min(m, n) - dim_max(k, m),
-     U + (U + 1) // 2 + dim_min(m, n) - dim_max(k, m)),
-    (3 * U - U // 2 + dim_min(m, n) - dim_max(k, m),
-     2 * U + (U + 1) // 2 + dim_min(m, n) - dim_max(k, m)),
     # the form of the first is 2*k + 1 beside a min over k, k//2, k//4, k//5, (k + 3)//5
     # and m + n: 7 variables, past the lattice's 6 (hypothesis, test_size_canon_congruent)
     ((2 * k + 2 * dim_min(5, k) + 1) // 5,
@@ -144,7 +136,7 @@ def _value(form, p):
 def test_the_rules_stay_bounded():
     """:func:`.latticecells.needed` does at most one elimination per piece, and stacks of
     mins with a redundant piece each, and of ``c*U - U//2`` beside the lattice, have forms
-    at most linear in their depth (the rules never grow a form exponentially)."""
+    at most linear in their depth (the rule never grows a form exponentially)."""
     calls = []
     real = latticecells.feasible
 

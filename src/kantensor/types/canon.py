@@ -208,11 +208,9 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
     rest = dict(rest)
     pieces: list[DimLike] = []  # the parts written as a min or max
     rest_forms: list[DimLike] = []
-    opened = False  # (t*U moved into the rest, U a min or max of several: the lattice's)
     for core, (t, form, _) in shifts.items():
         for mono, k in core:
             home = _home(mono, parts, rest)
-            opened = opened or home is rest and t != 0
             home[mono] = home.get(mono, 0) - t * k
             if not home[mono]:
                 del home[mono]
@@ -241,9 +239,8 @@ def _assembled(parts: dict, rest: dict, shifts: dict, constant: int) -> DimLike:
         total = total + _inner(p)
     for form in pieces + rest_forms:
         total = total + form
-    if rest:  # (-U//2 + min(...) is (U + 1)//2 + min(...) - U, -U merged in the min)
-        total = total + _inner(lattice_form(of_terms(rest.items())) if opened
-                               else of_terms(rest.items()))
+    if rest:
+        total = total + _inner(of_terms(rest.items()))
     return _constant_in(_remainders(total) + constant)
 
 
