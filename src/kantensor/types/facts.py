@@ -333,6 +333,10 @@ class Facts:
 
 _AT_LEAST: Final = frozenset((">=", ">"))  # (a condition d op 0 whose key is (d, op))
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
+_NESTING: Final = threading.local()  # .depth: _simplify calls open (per thread)
+#: The most :func:`_simplify` calls open at once (an atom's arguments within an
+#: atom's ...); past it a size is left as it is.
+MAX_NESTING: Final = 16
 
 
 def _decide(triples: tuple, d: DimLike, op: str) -> bool | None:
@@ -376,7 +380,16 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
 def _simplify(x: Dim, facts: Facts) -> DimLike:
     # a form can show what the facts simplify again (min(k, m, n) from (min(m, n) +
     # 1)//2 + min(m, n)//2 beside k <= m), or arguments not in their forms
-    return settle(lambda y: _formed(y, facts), x, MAX_ROUNDS)
+    depth = getattr(_NESTING, "depth", 0)
+    if depth >= MAX_NESTING:
+        return x  # (an atom's argument simplified within an atom's, ... this deep: left
+        # as it is, which is always equal; Facts(n % 3 == 0, n <= 12) on 2*n + n//4 went
+        # on through forms of forms until Python's recursion limit)
+    _NESTING.depth = depth + 1
+    try:
+        return settle(lambda y: _formed(y, facts), x, MAX_ROUNDS)
+    finally:
+        _NESTING.depth = depth
 
 
 #: Most rounds of simplifying under the facts and forming (:func:`_simplify`).
