@@ -36,7 +36,7 @@ when a model first uses its op type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from pathlib import Path
@@ -150,28 +150,24 @@ class OnnxOp:
     @cached_property
     def takes_strings(self) -> bool:
         """Whether an input may be a string: an alternative of its signature admits one
-        (``T in string``); for an Op with parameters, of its signature rendered for its
-        first example (a template's where-clauses are in every rendering)."""
+        (``T in string``); for an Op with parameters, of its signature rendered for some
+        example (RandomNormalLike's input is a string only where ``dtype`` is given)."""
         sig = getattr(self.op, "signature", None)
-        if not isinstance(sig, Overloads):
-            sig = self._example_signature()
-        return isinstance(sig, Overloads) and any(
-            not allowed <= _NUMBERS for c in compiled(sig) for allowed in c.input_dtypes)
+        sigs = [sig] if isinstance(sig, Overloads) else self._example_signatures()
+        return any(not allowed <= _NUMBERS for s in sigs if isinstance(s, Overloads)
+                   for c in compiled(s) for allowed in c.input_dtypes)
 
-    def _example_signature(self) -> Overloads | None:
-        if self.structured:
-            return None
-        for example in self.entry.examples:
+    def _example_signatures(self) -> Iterator[Overloads]:
+        for example in () if self.structured else self.entry.examples:
             if "in" not in example:
                 continue
             params = {k: v for k, v in example.items() if k not in ("in", "out", "error")}
             types = tuple(TensorType.parse(t) for t in _flat(example["in"]))
             try:
                 op = self.op.bind(**params) if isinstance(self.op, OpFamily) else self.op
-                return op.signature_for(types)[0]
+                yield op.signature_for(types)[0]
             except (TypeError, ValueError, IndexError):
                 continue
-        return None
 
     @cached_property
     def attributes(self) -> dict[str, Any]:
