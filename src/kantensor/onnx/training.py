@@ -15,9 +15,11 @@ import numpy as np
 from ..ops.params import ParamError
 from ..ops.templates import reads_ranks, typed
 from ..syntax.ast import DTypeVar, InCategory, NamedGroup
+from ..types.dtypetable import DTYPE_TABLE, FLOATING
 
-#: The dtypes of the tensors (ONNX's ``T3``): each one of them on its own.
-FLOATS = ("float32", "float64")
+#: The dtypes of the tensors (ONNX's ``T3``: IEEE single and double), each tensor of one
+#: of them on its own: the dtype table's floats of 32 bits or more.
+FLOATS = tuple(d.name for d in DTYPE_TABLE if d.category is FLOATING and d.bits >= 32)
 
 
 def _optimizer(types: tuple, groups: int, outs: tuple[int, ...]) -> dict[str, Any]:
