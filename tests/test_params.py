@@ -230,13 +230,13 @@ def test_family_binds_and_caches_ops():
     assert isinstance(kt.prod, OpFamily) and isinstance(op, TemplateOp)
     assert op is kt.prod.bind(axis=1, keepdims=False)
     alike = TemplateOp("prod", op.template, op.impl, op.compute, None,
-                       {"axis": 1, "keepdims": False}, op.builder)
+                       {"axis": 1, "keepdims": False, "dtype": None}, op.builder)
     assert op != alike and op.lowering == {"dask": "reduction"}  # (computed otherwise)
     alike.lowering = op.lowering
     assert op == alike and hash(op) == hash(alike)
-    assert str(op) == "prod{axis=1, keepdims=False}"
-    assert repr(kt.prod) == \
-        "<kantensor op prod(x, axis: axis_tuple = None, keepdims: bool = False)>"
+    assert str(op) == "prod{axis=1, keepdims=False, dtype=None}"
+    assert repr(kt.prod) == ("<kantensor op prod(x, axis: axis_tuple = None, keepdims: bool = "
+                             "False, *, dtype: maybe_dtype = None)>")
     assert kt.prod.__doc__.startswith("Product over axis")
 
 
