@@ -566,16 +566,22 @@ def test_an_input_of_unknown_rank_given_no_dims_is_a_scalar():
     assert str(y.type) == "float32[]"
 
 
-def conv_pool_flatten() -> ModelProto:
-    """A strided conv, a pool, then Flatten: the Flatten's size is a product of the two
-    windows' output sizes, ``3*((H + 3)//4 - 1)*((W + 3)//4 - 1)``."""
+def _after_conv_pool(tail: list, inits: list, name: str) -> ModelProto:
+    """``tail`` (nodes reading ``p``) after a strided 3x3 conv and a 2x2 pool of
+    ``x: float[N, 3, H, W]``."""
     w = _init("w", np.ones((3, 3, 3, 3), np.float32))
     nodes = [helper.make_node("Conv", ["x", "w"], ["c"], strides=[2, 2], name="conv"),
              helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
-                              name="pool"),
-             helper.make_node("Flatten", ["p"], ["out"], name="flat")]
+                              name="pool"), *tail]
     x = helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])
-    return _model(nodes, [x], [w], "conv_pool_flatten")
+    return _model(nodes, [x], [w, *inits], name)
+
+
+def conv_pool_flatten() -> ModelProto:
+    """A strided conv, a pool, then Flatten: the Flatten's size is a product of the two
+    windows' output sizes, ``3*((H + 3)//4 - 1)*((W + 3)//4 - 1)``."""
+    return _after_conv_pool([helper.make_node("Flatten", ["p"], ["out"], name="flat")], [],
+                            "conv_pool_flatten")
 
 
 def test_a_product_of_window_sizes_is_decided_by_its_factors():
@@ -603,19 +609,14 @@ def conv_pool_view() -> ModelProto:
     """torch's ``x.view(x.size(0), -1)`` after a conv and a pool, as exporters write it:
     the flattened size read from the shape (``ReduceProd`` of its tail), so Reshape's
     entry is a size the build cannot see is never negative (an overload's choice)."""
-    w = _init("w", np.ones((3, 3, 3, 3), np.float32))
-    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], strides=[2, 2], name="conv"),
-             helper.make_node("MaxPool", ["c"], ["p"], kernel_shape=[2, 2], strides=[2, 2],
-                              name="pool"),
-             helper.make_node("Shape", ["p"], ["s"], name="shape"),
-             helper.make_node("Slice", ["s", "i0", "i1"], ["n"], name="batch"),
-             helper.make_node("Slice", ["s", "i1", "i4"], ["tail"], name="tail"),
-             helper.make_node("ReduceProd", ["tail"], ["flat"], keepdims=1, name="prod"),
-             helper.make_node("Concat", ["n", "flat"], ["target"], axis=0, name="target"),
-             helper.make_node("Reshape", ["p", "target"], ["out"], name="view")]
-    x = helper.make_tensor_value_info("x", F, ["N", 3, "H", "W"])
-    inits = [w, _init("i0", [0]), _init("i1", [1]), _init("i4", [4])]
-    return _model(nodes, [x], inits, "conv_pool_view")
+    tail = [helper.make_node("Shape", ["p"], ["s"], name="shape"),
+            helper.make_node("Slice", ["s", "i0", "i1"], ["n"], name="batch"),
+            helper.make_node("Slice", ["s", "i1", "i4"], ["tail"], name="tail"),
+            helper.make_node("ReduceProd", ["tail"], ["flat"], keepdims=1, name="prod"),
+            helper.make_node("Concat", ["n", "flat"], ["target"], axis=0, name="target"),
+            helper.make_node("Reshape", ["p", "target"], ["out"], name="view")]
+    return _after_conv_pool(tail, [_init("i0", [0]), _init("i1", [1]), _init("i4", [4])],
+                            "conv_pool_view")
 
 
 def test_a_choice_every_valid_size_meets_is_not_called_approximate():
