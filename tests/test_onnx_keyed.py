@@ -154,10 +154,15 @@ def test_an_index_too_deep_to_decode_or_unreadable_is_not_used(monkeypatch, text
                 return text
             raise text(f"keys.json: {text.__name__}")
 
+        def read_bytes(self) -> bytes:
+            if isinstance(text, str):
+                return text.encode()
+            raise text(f"tables.jsonl: {text.__name__}")
+
     monkeypatch.setattr(keyed, "catalogue_root", Folder)
     assert keyed.keyed("onnx") is None  # (then the "none" case above: TOML's tables)
     if not isinstance(text, str):  # an unreadable tables.jsonl: each row's table is
-        assert keyed._shipped.__wrapped__("onnx") == ""  # read from its TOML
+        assert keyed._shipped.__wrapped__("onnx") == b""  # read from its TOML
 
 
 @pytest.mark.parametrize("row", ["math.toml 0 12", "math.toml 0 1 2 01234567",

@@ -9,7 +9,7 @@ holds that index made: each file's :func:`fingerprint`, and per key one string o
 tables' rows (the file, the table's place in the file, the place of its line in
 :data:`~.shipped.TABLES`, a check of that line and the opsets the table types), split
 only when a model uses the key; so the index is one small JSON decode and a table one
-slice of the text.
+slice of the bytes of :data:`~.shipped.TABLES`, decoded alone.
 
 The staleness rule: every file is read and its fingerprint (its length and CRC-32)
 compared with the recorded one; the rows of a file whose fingerprint differs (edited,
@@ -81,9 +81,9 @@ def serialized_keys(folder: str) -> str:
     text = serialized(folder)
     heads = json.loads(text[:text.index("\n")])
     lines = text.split("\n")
-    starts = [0]
+    starts = [0]  # (places in the file's bytes, which a row's table is sliced from)
     for line in lines:
-        starts.append(starts[-1] + len(line) + 1)
+        starts.append(starts[-1] + len(line.encode("utf-8")) + 1)
     data = {name: file.encode("utf-8") for name, file in catalogue_files(folder)}
     files: dict[str, str] = {}
     keys: dict[str, dict[str, list[str]]] = {}
@@ -186,9 +186,9 @@ def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | No
     return files, packed
 
 
-#: A row's place: its line's start and end in :data:`~.shipped.TABLES`, the line's
-#: check, and the opsets its table types (``since``, ``until``; None where the table
-#: has none) or None where they are not known (see :func:`covers`).
+#: A row's place: its line's start and end in the bytes of :data:`~.shipped.TABLES`,
+#: the line's check, and the opsets its table types (``since``, ``until``; None where
+#: the table has none) or None where they are not known (see :func:`covers`).
 Place = tuple[int, int, str, "tuple[int | None, int | None] | None"]
 
 
@@ -231,25 +231,35 @@ def covers(place: Place, opset: int, first: int) -> bool:
 
 
 @cache
-def _shipped(folder: str) -> str:
-    """The text of ``folder``'s :data:`~.shipped.TABLES` ("" where there is none, or it
-    cannot be read: then every table is read from its TOML)."""
+def _shipped(folder: str) -> bytes:
+    """The bytes of ``folder``'s :data:`~.shipped.TABLES` (empty where there is none, or
+    it cannot be read: then every table is read from its TOML). Kept as bytes: a row's
+    line is decoded when its table is used, not the whole file (220 kB, of which a
+    model's first call uses a few lines)."""
     try:
-        return (catalogue_root() / folder / TABLES).read_text(encoding="utf-8")
+        return (catalogue_root() / folder / TABLES).read_bytes()
     except (OSError, ValueError):
-        return ""
+        return b""
 
 
 def shipped_table(folder: str, place: Place) -> str | None:
-    """The JSON text of the table a row's place (``start, end, check``, ...) names in
-    :data:`~.shipped.TABLES`: the whole line there, whose :func:`_check` is the
-    recorded one; else None (the caller reads the file's TOML)."""
-    text = _shipped(folder)
+    """The JSON text of the table a row's place (``start, end, check``, ...: places in
+    the file's bytes) names in :data:`~.shipped.TABLES`: the whole line there, whose
+    :func:`_check` is the recorded one; else None (the caller reads the file's TOML)."""
+    data = _shipped(folder)
     start, end, check = place[:3]
-    if not (0 < start <= end < len(text) and text[start - 1] == "\n" == text[end]):
+    if not (0 < start <= end < len(data) and data[start - 1] == _NEWLINE == data[end]):
         return None
-    line = text[start:end]
-    return line if "\n" not in line and _check(line) == check else None
+    line = data[start:end]
+    if b"\n" in line or f"{zlib.crc32(line):08x}" != check:  # (_check of its text)
+        return None
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+_NEWLINE = ord("\n")
 
 
 def dropped(out: dict[tuple[str, str], Any], folder: str, file: str) -> None:

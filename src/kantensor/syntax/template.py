@@ -365,35 +365,44 @@ def _subst(node: Any, values: Mapping[str, Any]) -> Any:
 
 
 def _has_hole(node: Any) -> bool:
-    """Does ``node`` hold a placeholder? (Remembered on the node, which is immutable.)"""
+    """Does ``node`` hold a placeholder? (Remembered on the node, which is immutable: a
+    :class:`Template`'s walk remembers it on each of its nodes as it goes.)"""
     found = node.__dict__.get("_holes") if hasattr(node, "__dict__") else None
     if found is None:
-        names: dict[str, type | None] = {}
-        _collect(node, names)
-        found = bool(names)
-        if hasattr(node, "__dict__"):
-            object.__setattr__(node, "_holes", found)
+        found = _collect(node, {})
     return found
 
 
-def _collect(node: Any, found: dict[str, type | None]) -> None:
+def _collect(node: Any, found: dict[str, type | None]) -> bool:
     """Add the names of ``node``'s placeholders to ``found`` (in order of appearance),
-    each with the kind of its first use (recursive: a template's nesting is bounded)."""
+    each with the kind of its first use (recursive: a template's nesting is bounded);
+    whether it holds one, which each node of fields walked remembers (:func:`_has_hole`
+    reads it when the template is filled, instead of walking each node again)."""
     if isinstance(node, Hole | DTypeHole | AlternativeHole):
         found.setdefault(node.name, type(node))
-    elif isinstance(node, OperandHole):
+        return True
+    if isinstance(node, OperandHole):
         found.setdefault(node.name, OperandHole)
         _collect(node.dtype, found)
-    elif isinstance(node, Spliced):
-        _collect(node.item, found)
+        return True
+    if isinstance(node, Spliced):
+        held = _collect(node.item, found)
         for name in node.names:
             found.setdefault(name, Spliced)
-    elif isinstance(node, tuple):
+        return held or bool(node.names)
+    held = False
+    if isinstance(node, tuple):
         for x in node:
-            _collect(x, found)
-    else:
-        for name in _fields(type(node)):
-            _collect(getattr(node, name), found)
+            if _collect(x, found):
+                held = True
+        return held
+    names = _fields(type(node))
+    for name in names:
+        if _collect(getattr(node, name), found):
+            held = True
+    if names and hasattr(node, "__dict__"):
+        object.__setattr__(node, "_holes", held)
+    return held
 
 
 #: The fields :func:`_collect` walks, by class (see :func:`_fields`).
