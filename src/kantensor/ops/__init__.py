@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
+from ..types.numpyargs import numpy_method
 from ..types.protocol import KANTENSOR_NAMES, WRITE_BACK, register_numpy, view
 from ..types.sizenum import AS_TENSOR
 from ..types.variable import constant, register_method, register_operator
@@ -37,9 +38,11 @@ FAMILIES: dict[str, list[str]] = {}
 _SIZES = (int, Dim)
 
 
-def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _variadic(op: Any) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
-    ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
+    ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``, then NumPy's other parameters
+    (``order='C'``: :func:`~kantensor.types.numpyargs.numpy_method`)."""
+    fn = numpy_method(op.name, op, variadic=True)
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
         if len(args) > 1:  # a loop, not all(...): this is on the path of x.reshape(3, -1)
             for a in args:
@@ -49,9 +52,9 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
             else:
                 args = (args,)
         return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
-    method.__doc__ = fn.__doc__
-    method.__name__ = method.__qualname__ = fn.name
-    method.__signature__ = _variadic_signature(inspect.signature(fn))  # type: ignore
+    method.__doc__ = op.__doc__
+    method.__name__ = method.__qualname__ = op.name
+    method.__signature__ = _variadic_signature(inspect.signature(op))  # type: ignore
     return method
 
 
@@ -71,7 +74,8 @@ for _entry in load_all():
     if _entry.operator:
         register_operator(_entry.operator, _op)
     for _method in _entry.method:
-        register_method(_method, _variadic(_op) if _entry.variadic else _op)
+        register_method(_method, _variadic(_op) if _entry.variadic
+                        else numpy_method(_method, _op))
     for _fn in _entry.numpy:
         register_numpy(_fn, _op)
     KANTENSOR_NAMES.add(_entry.name)

@@ -22,6 +22,7 @@ from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimminmax import dim_min
 from ..types.dtypes import is_integer
+from ..types.numpyargs import numpy_method
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
 from .clipping import clipped
@@ -468,7 +469,7 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.broadcast_arrays, _broadcast_arrays)
     for name in ("cumsum", "cumprod"):
         register_numpy(getattr(np, name), _in_dtype(NUMPY_OPS[getattr(np, name)], name))
-        register_method(name, _in_dtype(METHODS[name], name))
+        register_method(name, numpy_method(name, _in_dtype(METHODS[name], name)))
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
