@@ -36,6 +36,11 @@ CALLS = [
     "x.cumsum(0, np.int8)", "x.cumprod(1, None, None)", "x.round(1, None)",
     "x.astype(np.int8, 'K')", "x.flatten('C')", "x.ravel('C')",
     "x.reshape(-1, order='C')", "x.reshape(x.shape[1], -1, order='C')",
+    # parameters that change no value, at any value (numpyargs.INERT)
+    "np.empty_like(x, np.int32, 'C')", "np.zeros_like(x, order='F')", "np.copy(x, 'F')",
+    "np.full_like(x, 2, None, 'F', False)", "x.astype(np.float32, 'F', 'unsafe', True, False)",
+    "np.median(x, 0, None, True)", "np.quantile(x, 0.3, 1, None, True)",
+    "np.sort(x, 1, 'stable')", "np.sort(x, stable=True)",
 ]
 
 #: Calls NumPy refuses (NumPy's order gives a value to a parameter that cannot take it).
@@ -73,7 +78,7 @@ def test_what_numpy_refuses_in_its_order_is_refused(source):
 
 
 @pytest.mark.parametrize("source, named", [
-    ("np.sort(x, 0, 'stable')", "kind='stable'"), ("x.argsort(0, 'stable')", "kind='stable'"),
+    ("np.argsort(x, 0, 'stable')", "kind='stable'"), ("x.argsort(0, 'stable')", "kind='stable'"),
     ("np.trace(x, 0, 0, 1, np.int8)", "dtype="), ("x.reshape(-1, order='F')", "order='F'")])
 def test_a_numpy_parameter_the_op_lacks_is_refused_by_its_name(source, named):
     _numpy(source, "float64", SIZES[0])  # NumPy runs it

@@ -51,6 +51,8 @@ class Plan:
     op: str = "op"
     #: NumPy's keywords passed on by name whatever their value, for the caller to judge.
     passed_on: frozenset[str] = frozenset()
+    #: NumPy's parameters that change no value of the result (:data:`INERT`).
+    inert: frozenset[str] = frozenset()
 
     def arguments(self, args: tuple, kwargs: dict[str, Any]) -> tuple[tuple, dict[str, Any]]:
         """``args, kwargs`` of the call in NumPy's convention, for the Op."""
@@ -80,7 +82,7 @@ class Plan:
                 in_place = False
                 if name in self.by_name or self.any_keyword or name in self.passed_on:
                     keywords[name] = value
-                elif not _is_default(value, param):
+                elif name not in self.inert and not _is_default(value, param):
                     raise TypeError(self._unknown(name, value, param))
         return tuple(positional), keywords
 
@@ -91,6 +93,18 @@ class Plan:
                 f"kt.{self.op} has no parameter {name}; {default}")
 
 
+
+
+_LAYOUT = frozenset({"order", "subok"})
+
+#: NumPy's parameters that change no value of the result, only its memory layout or how
+#: it is computed: left out at any value (``np.empty_like(x, order='C')``, a stable
+#: ``np.sort``; not ``argsort``'s, whose positions of ties depend on it).
+INERT: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("zeros_like", "ones_like", "empty_like", "full_like", "copy"), _LAYOUT),
+    "astype": _LAYOUT | {"copy"},
+    **dict.fromkeys(("median", "quantile", "percentile"), frozenset({"overwrite_input"})),
+    "sort": frozenset({"kind", "stable"})}
 
 
 def _is_default(value: Any, param: inspect.Parameter) -> bool:
@@ -145,7 +159,8 @@ def plan(numpy_signature: inspect.Signature | None, op: Callable[..., Any],
     by_name = frozenset(p.name for p in own if p.kind in (_P.POSITIONAL_OR_KEYWORD,
                                                            _P.KEYWORD_ONLY))
     return Plan(numpy_signature, same, by_name, any(p.kind is _P.VAR_KEYWORD for p in own),
-                label, getattr(op, "name", None) or getattr(op, "__name__", "op"), passed_on)
+                label, getattr(op, "name", None) or getattr(op, "__name__", "op"), passed_on,
+                INERT.get(label.rsplit(".", 1)[-1], frozenset()))
 
 
 def signature(fn: Any) -> inspect.Signature | None:
