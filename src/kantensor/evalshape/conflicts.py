@@ -131,14 +131,20 @@ def _core(atoms: list[Condition], needs: tuple[Clause, ...] = ()) -> list[Condit
     return core
 
 
-def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
+def contradicting(assumptions: tuple[Clause, ...]) -> list[Condition] | None:
     """The fewest of a result's assumptions (each a condition, in the order the code
-    needs them) that no sizes meet together, described earliest first; None if they
-    are met somewhere (as far as shown; disjunctions are not looked at)."""
+    needs them) that no sizes meet together, earliest first; None if they are met
+    somewhere (as far as shown; disjunctions are not looked at)."""
     atoms = list(dict.fromkeys(a for a in assumptions if isinstance(a, Condition)))
     if len(atoms) < 2 or not _refuted(atoms, ()):
         return None
-    return [described(_plainest(a)) for a in _core(atoms)]
+    return _core(atoms)
+
+
+def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
+    """:func:`contradicting`, each described."""
+    core = contradicting(assumptions)
+    return None if core is None else [described(_plainest(a)) for a in core]
 
 
 def _plainest(c: Condition) -> Clause:
