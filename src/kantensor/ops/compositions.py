@@ -370,7 +370,8 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     sizes, :func:`~kantensor.ops.families.values.made_of_sizes`, whose bounds (or an
     assumption on them, where they are not read) ``eval_shape`` states,
     :mod:`kantensor.evalshape.indexvalues`) is the index
-    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None), whose
+    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None; a size
+    ``n - 1`` or a 0-d index too: one position, as ``x[n - 1]``), whose
     relation checks those values against the axis's size: ``mode="raise"`` raises
     IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
     (NumPy skips the check where the other axes are empty, which the index does not:
@@ -384,17 +385,16 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
             return op(*args, **kwargs)
         a, indices = bound.arguments["a"], bound.arguments["indices"]
         axis = bound.arguments.get("axis")
-        known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
+        known = isinstance(indices, int | Dim | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
-            known = indices.type.ndim >= 1 and (
-                ref.bounds is not None or ref.counting or ref.reach is not None or
-                ref.along is not None or
-                is_integer(indices.type.dtype) and made_of_sizes(indices))
+            known = (ref.bounds is not None or ref.counting or ref.reach is not None or
+                     ref.along is not None or
+                     is_integer(indices.type.dtype) and made_of_sizes(indices))
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)
-        if isinstance(indices, Variable):
+        if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
             return _taken(a, indices, axis)
         values = np.asarray(indices)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
