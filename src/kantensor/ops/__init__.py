@@ -23,6 +23,7 @@ from ..types.variable import constant, register_method, register_operator
 from .catalogue import load_all
 from .compositions import register as register_compositions
 from .counted import register as register_counted
+from .diffs import register as register_diffs
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import AXIS_INPUT
@@ -120,6 +121,7 @@ register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["ind
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
 register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
+register_diffs(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
 register_method("view", view)
 
