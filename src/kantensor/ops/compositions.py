@@ -27,7 +27,7 @@ from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
 from .clipping import clipped
 from .counted import nonzero
-from .families.advanced import array_ref
+from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
@@ -396,7 +396,8 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
             return op(*args, **kwargs)
         if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
             return _taken(a, indices, axis)
-        values = np.asarray(indices)
+        values = listed_index(indices) if isinstance(indices, list | tuple | range) else \
+            np.asarray(indices)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
             values = values.astype(np.intp)
         if values.dtype.kind not in "iu" or not isinstance(a, Variable):
