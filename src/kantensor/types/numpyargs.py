@@ -234,4 +234,7 @@ def numpy_method(name: str, op: Callable[..., Any], variadic: bool = False
         return op(*args, **kwargs)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = getattr(op, "__doc__", None)
+    # x.sum? shows NumPy's parameters, which it takes (a Plan reads a function's own
+    # parameters from its code, so a wrapper of this one is not misread by this)
+    method.__signature__ = steps.numpy  # type: ignore[attr-defined]
     return method
