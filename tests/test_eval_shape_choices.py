@@ -55,6 +55,12 @@ NEEDS_REFUTE_THE_READING = [
     (["float32[A,2]", "float32[B]"],
      "v = x0[:len(x1) - 3]\nw = x1[[True, False]]\nreturn v * w.sum()"),
     (["float32[A]"], "w = x0[[True]]\nv = x0[:2 - len(x0)]\nreturn v * w"),
+    # where the refused Op's own needs contradict the reading (npprograms seed 51, KINDS
+    # 36, #68: NumPy runs at B == 0 only)
+    (["uint8[]", "int64[3,B]"],
+     "v0 = x1[np.arange(x1.shape[0])]\nv1 = v0[x1.astype(np.intp), x1.astype(np.intp)]\n"
+     "v2 = v1[:, (x1.shape[1] - 2):1]\nv3 = v2.reshape(2, -1)\n"
+     "v6 = v3[np.argmax(v1, axis=0)[::-1]]\nreturn v6"),
 ]
 
 

@@ -31,7 +31,7 @@ from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
-from .conflicts import conflict, contradicted, contradicting, refused_build
+from .conflicts import choice_refuted, conflict, contradicted, contradicting, refused_build
 from .located import (
     Locator,
     Site,
@@ -177,10 +177,15 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
             try:
                 trace.name_operands()
                 never = _never(fn, _found(trace, path, given))
+                refuted = choice_refuted(exc, trace.sites, trace.names,
+                                         trace.locator.failed_at(exc))
             except Exception:  # noqa: BLE001 - a diagnosis only: never hide the user's error
-                never = None
+                never, refuted = None, None
             if isinstance(never, ChoiceConflict):
                 raise never from exc
+            if refuted:  # the refused Op's own needs contradict the choice
+                error = _rethrow(fn, exc, trace)
+                raise ChoiceConflict(str(error), refuted) from exc
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
     found = _found(trace, path, given)
