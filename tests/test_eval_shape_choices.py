@@ -43,3 +43,32 @@ def test_array_split_into_a_size_of_sections_is_refused_naming_it():
     integer")."""
     with pytest.raises(TypeError, match="numpy.array_split into n sections"):
         kt.eval_shape(lambda x: np.array_split(x, len(x))[0], "float32[n]")
+
+
+#: Programs where what a line needs refutes the build's first reading of a slice bound's
+#: sign (``3 - n`` read negative, as it is at large sizes): the other reading applies
+#: (npprograms seed 45, KINDS 31, program #70 was refused at every size).
+NEEDS_REFUTE_THE_READING = [
+    (["float32[3,B,C]", "int32[A]"],
+     "v0 = -x1\nv2 = v0[[True, False], None]\nv1 = x1.reshape(x1.shape + (1,))\n"
+     "return v1[::-1][:(len(x0) - x1.shape[0])]"),
+    (["float32[A,2]", "float32[B]"],
+     "v = x0[:len(x1) - 3]\nw = x1[[True, False]]\nreturn v * w.sum()"),
+    (["float32[A]"], "w = x0[[True]]\nv = x0[:2 - len(x0)]\nreturn v * w"),
+    # where the refused Op's own needs contradict the reading (npprograms seed 51, KINDS
+    # 36, #68: NumPy runs at B == 0 only)
+    (["uint8[]", "int64[3,B]"],
+     "v0 = x1[np.arange(x1.shape[0])]\nv1 = v0[x1.astype(np.intp), x1.astype(np.intp)]\n"
+     "v2 = v1[:, (x1.shape[1] - 2):1]\nv3 = v2.reshape(2, -1)\n"
+     "v6 = v3[np.argmax(v1, axis=0)[::-1]]\nreturn v6"),
+]
+
+
+@pytest.mark.parametrize(("types", "body"), NEEDS_REFUTE_THE_READING)
+def test_what_the_code_needs_picks_a_slice_bounds_other_reading(types, body):
+    params = ", ".join(f"x{i}" for i in range(len(types)))
+    source = f"def program({params}):\n" + "".join(f"    {line}\n" for line in
+                                                  body.splitlines())
+    verdict = judge(source, types)
+    assert verdict.status == "typed", verdict.note
+    assert not verdict.wrong, verdict.wrong[:3]

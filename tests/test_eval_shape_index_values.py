@@ -109,3 +109,31 @@ def test_an_index_of_a_computed_bool_holds_where_numpy_runs_for_every_data(index
     for m, k in itertools.product(range(5), repeat=2):
         runs = _data_runs(fn, m, k)
         assert r.holds({"m": m, "k": k}) == all(runs), (source, m, k, runs)
+
+
+#: One position made of sizes, given to ``np.take`` (``x.take``): a size, or a 0-d index
+#: whose values the sizes decide. The catalogue's take reads no values, so they went
+#: unchecked: ``np.take(x, len(y) - 1)`` held at m == 1, k == 3 (NumPy IndexError), and
+#: ``np.take(x, np.argmax(np.arange(1, k)))`` too (npprograms seed 47, KINDS 31, #15).
+POSITIONS = ["y.shape[0] - 1", "len(y) // 2", "y.shape[0]", "-len(y)",
+             "np.argmax(np.arange(1, y.shape[0]))", "np.argmax(np.arange(y.shape[0]) * 2)",
+             "np.int64(y.shape[0])"]
+
+
+@pytest.mark.parametrize(("use", "position"), list(itertools.product(
+    ["np.take(x, {i})", "x.take({i})", "np.take(x[:, None], {i}, axis=0)"], POSITIONS)))
+def test_a_position_made_of_sizes_never_holds_where_take_raises(use, position):
+    source = "lambda x, y: " + use.format(i=position)
+    fn = eval(source, {"np": np})
+    r = kt.eval_shape(fn, "float32[m]", "float32[k]")
+    for m, k in itertools.product(range(5), repeat=2):
+        try:
+            holds = r.holds({"m": m, "k": k})
+        except ValueError as exc:  # it cannot say: never a wrong answer
+            assert "cannot say" in str(exc), (source, exc)
+            continue
+        if holds:
+            try:
+                fn(np.zeros(m, "float32"), np.zeros(k, "float32"))
+            except (IndexError, ValueError) as exc:
+                raise AssertionError(f"{source} holds at m={m}, k={k}: NumPy {exc}") from None

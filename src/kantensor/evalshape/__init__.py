@@ -14,6 +14,7 @@ writing into arrays rebinds them to functional updates (:mod:`.trace`).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Sequence
@@ -30,7 +31,7 @@ from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_assumptions
 from .branches import BranchError, Path, explore
 from .code import own_package
-from .conflicts import conflict, contradicted, refused_build
+from .conflicts import choice_refuted, conflict, contradicted, contradicting, refused_build
 from .located import (
     Locator,
     Site,
@@ -100,6 +101,17 @@ def _rethrow(fn: Callable[..., Any], exc: Exception, trace: Trace) -> Exception:
         return TypeError(message)
 
 
+class ChoiceConflict(TypeInferenceError):
+    """What the code needs contradicts a build's choice (the sign a slice bound that is a
+    size is read with, ``x[:3 - n]``): not a failure at every size, since the relation's
+    other reading applies where ``needs`` (the code's other needs in the contradiction)
+    hold, which :func:`eval_shape` gives the builds as facts to trace again."""
+
+    def __init__(self, message: str, needs: tuple[Clause, ...]):
+        super().__init__(message)
+        self.needs = needs
+
+
 class _Moved(NamedTuple):
     node: Apply  # the node whose line placed the axes
     op: Any  # the refused Op
@@ -161,16 +173,25 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
         # the types it raised on may be an overload's choice's (see result.merged)
         path.chosen = tuple(c for node in trace.sites for c in node.conditions
                             if is_choice(c))
+        if path.chosen:  # a build under a choice that what the code needs contradicts
+            try:
+                trace.name_operands()
+                never = _never(fn, _found(trace, path, given))
+                refuted = choice_refuted(exc, trace.sites, trace.names,
+                                         trace.locator.failed_at(exc))
+            except Exception:  # noqa: BLE001 - a diagnosis only: never hide the user's error
+                never, refuted = None, None
+            if isinstance(never, ChoiceConflict):
+                raise never from exc
+            if refuted:  # the refused Op's own needs contradict the choice
+                error = _rethrow(fn, exc, trace)
+                raise ChoiceConflict(str(error), refuted) from exc
         raise _rethrow(fn, exc, trace) from exc
     trace.name_operands()
-    needs = renamed(assumptions(trace.sites, trace.names), same_axes(trace.sites))
-    found = unimplied(assumed(needs, path.facts, given),
-                      path.facts)
-    never = contradicted(found)
-    if never:  # what the code needs at different lines: together, at no sizes
-        name = getattr(fn, "__qualname__", repr(fn))
-        raise TypeInferenceError(f"eval_shape({name}): no sizes meet all of\n  " +
-                                 "\n  and ".join(never) + "\nso it fails at every size")
+    found = _found(trace, path, given)
+    never = _never(fn, found)
+    if never is not None:
+        raise never
     inputs = tuple(trace.input(x) for x in inputs)
     graph = FunctionGraph(list(inputs), list(outputs), clone=False)
     out_types = tuple(_under(v.type, path.facts, found) for v in outputs)
@@ -179,6 +200,27 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
                        conditions=tuple(path.taken),
                        assumptions=found,
                        sites=trace.sites, notes=trace.notes)
+
+
+def _found(trace: Trace, path: Path, given: Facts) -> tuple[Clause, ...]:
+    """What the code traced so far needs of the sizes, as the result reports it."""
+    needs = renamed(assumptions(trace.sites, trace.names), same_axes(trace.sites))
+    return unimplied(assumed(needs, path.facts, given), path.facts)
+
+
+def _never(fn: Any, found: tuple[Clause, ...]) -> TypeInferenceError | None:
+    """The error where what the code needs at different lines no sizes meet together
+    (:class:`ChoiceConflict` where a build's choice is one of them); None if they meet."""
+    never = contradicting(found)
+    if not never:
+        return None
+    name = getattr(fn, "__qualname__", repr(fn))
+    text = f"eval_shape({name}): no sizes meet all of\n  " + \
+        "\n  and ".join(contradicted(tuple(never)) or ())
+    if any(map(is_choice, never)):
+        return ChoiceConflict(text + "\nso it fails at every size where the build's choice "
+                              "holds", tuple(c for c in never if not is_choice(c)))
+    return TypeInferenceError(text + "\nso it fails at every size")
 
 
 def _under(t: TensorType, facts: Facts, assumed: tuple[Clause, ...] = ()) -> TensorType:
@@ -210,6 +252,43 @@ def _shadowing(fn: Callable[..., Any], exc: Exception, **given: Any) -> Exceptio
     return type(exc)(f"{exc}\n({k}= is eval_shape's own keyword; to give "
                      f"{getattr(fn, '__qualname__', 'the function')}'s parameter {k}, "
                      f"trace functools.partial(fn, {k}=...) or a lambda)")
+
+
+def _cases(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str],
+           kwargs: dict[str, Any], locator: Locator, given: Facts
+           ) -> tuple[list[ShapeResult], list[Refusal]]:
+    """The runs of ``fn`` under ``given``, one per case: those that typed, those refused."""
+    cases: list[ShapeResult] = []
+    refused: list[Refusal] = []
+    for path, outcome in explore(
+            lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
+        if isinstance(outcome, BaseException):
+            refused.append(Refusal(tuple(path.taken), outcome, path.chosen))
+        else:
+            cases.append(outcome)
+    return cases, refused
+
+
+def _under_needs(cases: list[ShapeResult], refused: list[Refusal], given: Facts
+                 ) -> tuple[Facts, tuple[Clause, ...]] | None:
+    """Where every case is refused and one only because what the code needs contradicts
+    a build's choice (:class:`ChoiceConflict`), the facts to trace again under (``given``
+    and those needs: the builds then read the other way) and the needs; else None."""
+    if cases:
+        return None
+    conflict = next((r.error for r in refused if isinstance(r.error, ChoiceConflict)), None)
+    if conflict is None or not conflict.needs:
+        return None
+    more = given.with_(*conflict.needs)
+    return (more, conflict.needs) if more.consistent() else None
+
+
+def _assuming(result: ShapeResult, needs: tuple[Clause, ...]) -> ShapeResult:
+    """``result`` (and its cases) traced under ``needs`` as facts, which the code needs
+    all the same: they are its first assumptions."""
+    return dataclasses.replace(
+        result, assumptions=tuple(dict.fromkeys(needs + result.assumptions)),
+        cases=tuple(_assuming(c, needs) for c in result.cases))
 
 
 #: What eval_shape does with an assumption: report it (the default), raise at the first
@@ -252,15 +331,15 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
     locator = Locator(own)
     kwargs = traced_kwargs(kwargs)
     found = reach(fn, own, tuple(kwargs.values()))
-    cases: list[ShapeResult] = []
-    refused: list[Refusal] = []
     with installed(found):
-        for path, outcome in explore(
-                lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
-            if isinstance(outcome, BaseException):
-                refused.append(Refusal(tuple(path.taken), outcome, path.chosen))
-            else:
-                cases.append(outcome)
+        cases, refused = _cases(fn, in_types, names, kwargs, locator, given)
+        again = _under_needs(cases, refused, given)
+        if again is not None:
+            more, needs = again
+            retried, refused_again = _cases(fn, in_types, names, kwargs, locator, more)
+            if retried:
+                cases = [_assuming(c, needs) for c in retried]
+                refused = refused_again
     if not cases:
         raise refused[0].error
     result = cases[0] if len(cases) == 1 and not refused and not cases[0].conditions \

@@ -20,7 +20,7 @@ from ..graph.basic import Apply, Variable
 from ..ops.op import SignatureOp
 from ..signature.forward import build
 from ..syntax.errors import TypeInferenceError
-from ..types.conditions import AnyOf, Clause, Condition, Source, conjunction
+from ..types.conditions import AnyOf, Clause, Condition, Source, conjunction, is_choice
 from ..types.facts import EMPTY, Facts
 from ..types.tidy import tidy
 from .located import Site, at_site, described
@@ -92,8 +92,11 @@ def conflict(exc: BaseException, sites: dict[Apply, Site | None],
         return None
 
 
-def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
-              names: dict[Variable, str], failed: Site | None) -> list[str] | None:
+def _conflicting(exc: BaseException, sites: dict[Apply, Site | None],
+                 names: dict[Variable, str]) -> tuple[Any, list[Condition],
+                                                      tuple[Clause, ...], dict] | None:
+    """The refused build's frame, the earlier conditions and the Op's needs that no sizes
+    meet together, and the conditions imposed by the nodes (see :func:`conflict`)."""
     frame = refused_build(exc)
     facts = frame.get("facts") if frame is not None else None
     if not isinstance(facts, Facts) or not facts:
@@ -111,9 +114,44 @@ def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
         fewer = tuple(x for x in needs if x is not c)
         if fewer and _refuted(core, fewer):
             needs = fewer
+    return frame, core, needs, imposed
+
+
+def choice_refuted(exc: BaseException, sites: dict[Apply, Site | None],
+                   names: dict[Variable, str], failed: Site | None
+                   ) -> tuple[Condition, ...] | None:
+    """Where ``exc`` is a build refused only because what it needs contradicts a build's
+    choice made earlier (the sign a slice bound is read with), the other conditions of
+    that contradiction (the Op's needs among them): under them as facts the choice is
+    not made. None otherwise (also where finding them fails)."""
+    try:
+        found = _conflicting(exc, sites, names)
+    except Exception:  # noqa: BLE001 - a diagnosis only: never hide the user's error
+        return None
+    if found is None:
+        return None
+    frame, core, needs, imposed = found
+    if not any(is_choice(imposed.get(a, a)) for a in core):
+        return None
+    here = _here(frame, failed)
+    return tuple(imposed.get(a, a) for a in core if not is_choice(imposed.get(a, a))) + \
+        tuple(_plainest(c.with_source(here)) for c in needs if isinstance(c, Condition))
+
+
+def _here(frame: Any, failed: Site | None) -> Source:
+    """The refused Op at the user's line that failed, as a condition's source."""
     op = str(getattr(frame.get("self"), "name", "") or "")
-    here = Source(op=op, location=f"{failed.filename}:{failed.lineno}" if failed else "",
+    return Source(op=op, location=f"{failed.filename}:{failed.lineno}" if failed else "",
                   code=failed.source if failed else "")
+
+
+def _conflict(exc: BaseException, sites: dict[Apply, Site | None],
+              names: dict[Variable, str], failed: Site | None) -> list[str] | None:
+    found = _conflicting(exc, sites, names)
+    if found is None:
+        return None
+    frame, core, needs, imposed = found
+    here = _here(frame, failed)
     lines = [described(_plainest(imposed.get(a, a))) for a in core]
     lines += [described(_plainest(c.with_source(here)) if isinstance(c, Condition)
                         else AnyOf(c.cases, here)) for c in needs]
@@ -131,14 +169,20 @@ def _core(atoms: list[Condition], needs: tuple[Clause, ...] = ()) -> list[Condit
     return core
 
 
-def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
+def contradicting(assumptions: tuple[Clause, ...]) -> list[Condition] | None:
     """The fewest of a result's assumptions (each a condition, in the order the code
-    needs them) that no sizes meet together, described earliest first; None if they
-    are met somewhere (as far as shown; disjunctions are not looked at)."""
+    needs them) that no sizes meet together, earliest first; None if they are met
+    somewhere (as far as shown; disjunctions are not looked at)."""
     atoms = list(dict.fromkeys(a for a in assumptions if isinstance(a, Condition)))
     if len(atoms) < 2 or not _refuted(atoms, ()):
         return None
-    return [described(_plainest(a)) for a in _core(atoms)]
+    return _core(atoms)
+
+
+def contradicted(assumptions: tuple[Clause, ...]) -> list[str] | None:
+    """:func:`contradicting`, each described."""
+    core = contradicting(assumptions)
+    return None if core is None else [described(_plainest(a)) for a in core]
 
 
 def _plainest(c: Condition) -> Clause:

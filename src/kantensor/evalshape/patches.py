@@ -276,7 +276,9 @@ GENERATOR: dict[str, Callable[..., Any]] = {
 UNSUPPORTED: dict[str, str] = {
     "fromfunction": "kt.arange and broadcasting", "indices": "kt.arange and broadcasting",
     "tril_indices": "kt.tril of kt.ones and a mask",
-    "triu_indices": "kt.triu of kt.ones and a mask"}
+    "triu_indices": "kt.triu of kt.ones and a mask",
+    "logspace": "base ** np.linspace(start, stop, n)",
+    "geomspace": "start * (stop / start) ** np.linspace(0, 1, n)"}
 
 UNSUPPORTED_RANDOM: dict[str, str] = {
     "choice": "kt.random(..., distribution='integers') as indices",

@@ -16,12 +16,14 @@ from collections.abc import Callable
 from typing import Any
 
 from ..types.dim import Dim
+from ..types.numpyargs import numpy_method
 from ..types.protocol import KANTENSOR_NAMES, WRITE_BACK, register_numpy, view
 from ..types.sizenum import AS_TENSOR
 from ..types.variable import constant, register_method, register_operator
 from .catalogue import load_all
 from .compositions import register as register_compositions
 from .counted import register as register_counted
+from .diffs import register as register_diffs
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import AXIS_INPUT
@@ -37,9 +39,11 @@ FAMILIES: dict[str, list[str]] = {}
 _SIZES = (int, Dim)
 
 
-def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _variadic(op: Any) -> Callable[..., Any]:
     """A method that, like NumPy's, also takes its tuple as separate ints:
-    ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``."""
+    ``x.reshape(2, -1)`` is ``x.reshape((2, -1))``, then NumPy's other parameters
+    (``order='C'``: :func:`~kantensor.types.numpyargs.numpy_method`)."""
+    fn = numpy_method(op.name, op, variadic=True)
     def method(x: Any, *args: Any, **kwargs: Any) -> Any:
         if len(args) > 1:  # a loop, not all(...): this is on the path of x.reshape(3, -1)
             for a in args:
@@ -49,9 +53,9 @@ def _variadic(fn: Callable[..., Any]) -> Callable[..., Any]:
             else:
                 args = (args,)
         return fn(x, *args, **kwargs) if kwargs else fn(x, *args)
-    method.__doc__ = fn.__doc__
-    method.__name__ = method.__qualname__ = fn.name
-    method.__signature__ = _variadic_signature(inspect.signature(fn))  # type: ignore
+    method.__doc__ = op.__doc__
+    method.__name__ = method.__qualname__ = op.name
+    method.__signature__ = _variadic_signature(inspect.signature(op))  # type: ignore
     return method
 
 
@@ -71,7 +75,8 @@ for _entry in load_all():
     if _entry.operator:
         register_operator(_entry.operator, _op)
     for _method in _entry.method:
-        register_method(_method, _variadic(_op) if _entry.variadic else _op)
+        register_method(_method, _variadic(_op) if _entry.variadic
+                        else numpy_method(_method, _op))
     for _fn in _entry.numpy:
         register_numpy(_fn, _op)
     KANTENSOR_NAMES.add(_entry.name)
@@ -116,6 +121,7 @@ register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["ind
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
 register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
+register_diffs(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
 register_method("view", view)
 

@@ -22,11 +22,12 @@ from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimminmax import dim_min
 from ..types.dtypes import is_integer
+from ..types.numpyargs import numpy_method
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
 from .clipping import clipped
 from .counted import nonzero
-from .families.advanced import array_ref
+from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
@@ -369,7 +370,8 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
     sizes, :func:`~kantensor.ops.families.values.made_of_sizes`, whose bounds (or an
     assumption on them, where they are not read) ``eval_shape`` states,
     :mod:`kantensor.evalshape.indexvalues`) is the index
-    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None), whose
+    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None; a size
+    ``n - 1`` or a 0-d index too: one position, as ``x[n - 1]``), whose
     relation checks those values against the axis's size: ``mode="raise"`` raises
     IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
     (NumPy skips the check where the other axes are empty, which the index does not:
@@ -383,19 +385,19 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
             return op(*args, **kwargs)
         a, indices = bound.arguments["a"], bound.arguments["indices"]
         axis = bound.arguments.get("axis")
-        known = isinstance(indices, int | list | tuple | range | np.ndarray | np.integer)
+        known = isinstance(indices, int | Dim | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
-            known = indices.type.ndim >= 1 and (
-                ref.bounds is not None or ref.counting or ref.reach is not None or
-                ref.along is not None or
-                is_integer(indices.type.dtype) and made_of_sizes(indices))
+            known = (ref.bounds is not None or ref.counting or ref.reach is not None or
+                     ref.along is not None or
+                     is_integer(indices.type.dtype) and made_of_sizes(indices))
         if not known or bound.arguments.get("out") is not None or \
                 bound.arguments.get("mode", "raise") != "raise":
             return op(*args, **kwargs)
-        if isinstance(indices, Variable):
+        if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
             return _taken(a, indices, axis)
-        values = np.asarray(indices)
+        values = listed_index(indices) if isinstance(indices, list | tuple | range) else \
+            np.asarray(indices)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
             values = values.astype(np.intp)
         if values.dtype.kind not in "iu" or not isinstance(a, Variable):
@@ -468,7 +470,7 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.broadcast_arrays, _broadcast_arrays)
     for name in ("cumsum", "cumprod"):
         register_numpy(getattr(np, name), _in_dtype(NUMPY_OPS[getattr(np, name)], name))
-        register_method(name, _in_dtype(METHODS[name], name))
+        register_method(name, numpy_method(name, _in_dtype(METHODS[name], name)))
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))

@@ -18,6 +18,7 @@ import numpy as np
 from ..graph.hooks import Hook
 from .dtypes import CATEGORIES
 from .numpy_dtypes import can_cast
+from .numpyargs import Plan, plan, signature
 
 #: NumPy function or ufunc object -> the kantensor Op (or OpFamily) it maps to.
 NUMPY_OPS: dict[Any, Callable[..., Any]] = {}
@@ -195,6 +196,19 @@ def array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any)
     return op(*inputs) if out is None else _write(out, op(*inputs))
 
 
+#: NumPy function -> (its Op, the Plan that passes NumPy's arguments to it), made on
+#: first use (a composition may wrap a function's Op after the catalogue registered it).
+_PLANS: dict[Any, tuple[Any, Plan | None]] = {}
+
+
+def _plan(func: Any, op: Any) -> Plan | None:
+    known = _PLANS.get(func)
+    if known is None or known[0] is not op:
+        known = _PLANS[func] = (op, plan(signature(func), op, numpy_name(func),
+                                          frozenset(_OUT_OF_GRAPH)))
+    return known[1]
+
+
 def array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
     """NEP 18: ``np.<function>(..., tensor, ...)`` calls the kantensor Op of that
     function, with the same arguments."""
@@ -202,6 +216,9 @@ def array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) 
     name = numpy_name(func)
     if op is None:
         raise _unsupported(func, name)
+    steps = _plan(func, op)
+    if steps is not None:
+        args, kwargs = steps.arguments(args, kwargs)
     kwargs = dict(kwargs)
     out = _traced_out(kwargs)
     result = op(*args, **_check_kwargs(name, kwargs))

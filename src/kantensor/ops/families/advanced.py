@@ -73,7 +73,7 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     pattern: list[Any] = []
     for item in items:
         if _is_array(item):
-            value = _listed(item) if isinstance(item, list | range) else item
+            value = listed_index(item) if isinstance(item, list | range) else item
             pattern.append(array_ref(len(arrays), value))
             arrays.append(value)
         else:
@@ -81,10 +81,16 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     return arrays, tuple(pattern)
 
 
-def _listed(item: list | range) -> np.ndarray:
+def listed_index(item: list | tuple | range) -> np.ndarray:
     """A list (or range) index as NumPy reads it: an empty one is an integer index
-    (``x[[]]`` is empty along the axis; ``np.asarray([])`` alone would be float64)."""
+    (``x[[]]`` is empty along the axis; ``np.asarray([])`` alone would be float64). One
+    holding sizes or tensors is refused naming them (NumPy would make it an object array,
+    refused as a dtype)."""
     value = np.asarray(item)
+    if value.dtype == object and any(isinstance(v, Dim | Variable) for v in value.flat):
+        raise TypeError(f"an index list holding sizes or tensors ({item!r}) is not "
+                        "supported as a list: make it a tensor, np.array([...]) inside "
+                        "eval_shape (kt.stack of the sizes' numbers outside)")
     return value.astype(np.intp) if value.size == 0 and value.dtype.kind == "f" else value
 
 

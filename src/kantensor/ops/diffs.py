@@ -1,0 +1,54 @@
+"""``np.diff(a, n, axis, prepend, append)`` with ``prepend`` or ``append``: NumPy's
+definition, a composition of the catalogue's Ops. Each of them is made an array
+(``np.asanyarray``: a Python number is one of NumPy's dtype for it, so ``prepend=0.0``
+on a float32 ``a`` gives float64, as NumPy does), broadcast where it is 0-d to ``a``'s
+shape with 1 along the axis, and joined before (after) ``a`` along the axis; the
+catalogue's ``diff`` takes the differences of the whole. ``n == 0`` gives ``a`` as it is,
+whatever is prepended, as NumPy checks ``n`` first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.protocol import NUMPY_OPS, register_numpy
+from .params import normalize_axis
+
+_NOT_GIVEN = np._NoValue
+
+
+def _diffed(diff: Any, concatenate: Any, broadcast_to: Any, as_tensor: Callable[[Any], Any]
+            ) -> Callable[..., Any]:
+    def numpy_diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NOT_GIVEN,
+                   append: Any = _NOT_GIVEN) -> Any:
+        if prepend is _NOT_GIVEN and append is _NOT_GIVEN or n == 0 or \
+                not isinstance(a, Variable):
+            return diff(a, n, axis)
+        if not a.type.ndim:
+            raise ValueError("diff requires input that is at least one dimensional")
+        axis = normalize_axis(axis, a.type.ndim)
+
+        def joined(value: Any) -> list[Any]:
+            if value is _NOT_GIVEN:
+                return []
+            value = value if isinstance(value, Variable) else as_tensor(np.asanyarray(value))
+            if not value.type.ndim:
+                shape = list(a.shape)
+                shape[axis] = 1
+                value = broadcast_to(value, tuple(shape))
+            return [value]
+        parts = joined(prepend) + [a] + joined(append)
+        return diff(concatenate(parts, axis=axis), n, axis)
+    numpy_diff.__name__ = "diff"
+    return numpy_diff
+
+
+def register(ops: dict[str, Any], as_tensor: Callable[[Any], Any]) -> None:
+    """Make ``np.diff`` take ``prepend`` and ``append`` (``ops``: the catalogue's Ops by
+    name; ``as_tensor``: a value as a tensor)."""
+    register_numpy(np.diff, _diffed(NUMPY_OPS[np.diff], ops["concatenate"],
+                                    ops["broadcast_to"], as_tensor))
