@@ -86,9 +86,11 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
                 f" (task wall {r['task_wall']:6.1f} s)"
             runs = "" if len(r.get("totals", ())) < 2 else \
                 " (runs " + ", ".join(f"{t:.1f}" for t in r["totals"]) + ")"
+            peaks = "" if len(r.get("peaks", ())) < 2 else \
+                " (runs " + ", ".join(f"{p:.0f}" for p in r["peaks"]) + ")"
             print(f"  {name:<10} {r['variant']:<10} total {r['total']:7.2f} s{runs} (build "
                   f"{r['build'] * 1e3:6.0f} ms), CPU {r['cpu']:7.1f} s{task_wall}, peak "
-                  f"{r['peak_mb']:7.0f} MB, {r['tasks']:6d} tasks")
+                  f"{r['peak_mb']:7.0f} MB{peaks}, {r['tasks']:6d} tasks")
             if detail:
                 top = sorted((r.get("by_prefix") or {}).items(), key=lambda kv: -kv[1])[:6]
                 print("      " + ", ".join(f"{k} {v:.1f} s" for k, v in top))

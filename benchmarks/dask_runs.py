@@ -194,13 +194,15 @@ def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: flo
 def best(runs: list[dict]) -> dict:
     """The run of least total time; its CPU and peak memory the least of the runs
     (each a run's own: the load adds to all three, never takes away); ``totals``
-    every run's wall time, in the order they ran (their spread is the load's: a
-    difference between two variants smaller than it is no measurement)."""
+    and ``peaks`` every run's wall time and peak memory, in the order they ran (their
+    spread is the load's and the run's: a difference between two variants smaller than
+    it is no measurement)."""
     good = [r for r in runs if "error" not in r]
     if not good:
         return runs[0]
     best = dict(min(good, key=lambda r: r["total"]))
     best["totals"] = [r["total"] for r in good]
+    best["peaks"] = [r["peak_mb"] for r in good]
     best["peak_mb"] = min(r["peak_mb"] for r in good)
     least = min(good, key=lambda r: r["cpu"])
     for k in ("cpu", "task_wall", "by_prefix", "workers_cpu", "transfers", "transfer_mb"):
