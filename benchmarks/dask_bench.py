@@ -19,7 +19,9 @@ mark of resident memory, reset after a warm-up run; on a cluster, the largest of
 workers'). ``--scale`` multiplies
 the sizes (1: full size, about 1-3 GB of input per workload); ``--cluster`` runs on a
 LocalCluster of 2 worker processes x ``--worker-gb`` GB. One run each (``--repeat N``:
-the best of N, the variants interleaved): ratios are from those runs, printed with the
+the best of N, the variants interleaved, both runs of a turn with the turn's number as
+``PYTHONHASHSEED``, so that ``dask.order`` breaks ties alike in both): ratios are from
+those runs, printed with the
 machine's load average (``uptime``'s) at the start, after each workload and at the end.
 
 Besides the wall time (which the machine's load stretches: 2 cores shared by other
@@ -69,10 +71,12 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
     for name in names:
         found: dict[str, list[dict]] = {"kantensor": [], "dask.array": []}
         # who goes first alternates: in a full run kantensor's went first in every turn,
-        # and its wall times were the higher in 7 of 9 workloads (docs/dask.rst)
+        # and its wall times were the higher in 7 of 9 workloads (docs/dask.rst); both
+        # runs of a turn have the turn's hash seed, so that dask.order breaks ties alike
+        # in both (:func:`dask_runs.measure`)
         for turn in range(repeat):
             for v in list(found)[::1 if turn % 2 == 0 else -1]:
-                found[v].append(measure(name, v, scale, cluster, worker_gb))
+                found[v].append(measure(name, v, scale, cluster, worker_gb, seed=turn))
         ours, theirs = (best(found[v]) for v in found)
         for r in (ours, theirs):
             if "error" in r:
@@ -82,9 +86,11 @@ def dask_section(scale: float = 1.0, only: str = "", cluster: bool = False,
                 f" (task wall {r['task_wall']:6.1f} s)"
             runs = "" if len(r.get("totals", ())) < 2 else \
                 " (runs " + ", ".join(f"{t:.1f}" for t in r["totals"]) + ")"
+            peaks = "" if len(r.get("peaks", ())) < 2 else \
+                " (runs " + ", ".join(f"{p:.0f}" for p in r["peaks"]) + ")"
             print(f"  {name:<10} {r['variant']:<10} total {r['total']:7.2f} s{runs} (build "
                   f"{r['build'] * 1e3:6.0f} ms), CPU {r['cpu']:7.1f} s{task_wall}, peak "
-                  f"{r['peak_mb']:7.0f} MB, {r['tasks']:6d} tasks")
+                  f"{r['peak_mb']:7.0f} MB{peaks}, {r['tasks']:6d} tasks")
             if detail:
                 top = sorted((r.get("by_prefix") or {}).items(), key=lambda kv: -kv[1])[:6]
                 print("      " + ", ".join(f"{k} {v:.1f} s" for k, v in top))

@@ -173,13 +173,19 @@ def worker_cpu(client) -> dict:
             "bytes": sum(f[2] for f in found)}
 
 
-def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: float) -> dict:
-    """:func:`run_variant` in a fresh Python process."""
+def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: float,
+            seed: int | None = None) -> dict:
+    """:func:`run_variant` in a fresh Python process, with ``PYTHONHASHSEED=seed`` where
+    one is given. The scheduler (in that process, on a LocalCluster) orders the graph
+    with ``dask.order``, which breaks ties among keys in an order the hash seed decides:
+    the same graph, key for key, is ordered alike in two processes of one seed (and the
+    results it holds at once with it), otherwise one process's order is one draw."""
     command = [sys.executable, str(SCRIPT), "--variant", variant, "--only", name,
                "--scale", str(scale), "--worker-gb", str(worker_gb)]
     if cluster:
         command.append("--cluster")
-    out = subprocess.run(command, capture_output=True, text=True)
+    env = None if seed is None else {**os.environ, "PYTHONHASHSEED": str(seed)}
+    out = subprocess.run(command, capture_output=True, text=True, env=env)
     if out.returncode != 0:
         return {"workload": name, "variant": variant, "error": out.stderr.strip()[-400:]}
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -188,13 +194,15 @@ def measure(name: str, variant: str, scale: float, cluster: bool, worker_gb: flo
 def best(runs: list[dict]) -> dict:
     """The run of least total time; its CPU and peak memory the least of the runs
     (each a run's own: the load adds to all three, never takes away); ``totals``
-    every run's wall time, in the order they ran (their spread is the load's: a
-    difference between two variants smaller than it is no measurement)."""
+    and ``peaks`` every run's wall time and peak memory, in the order they ran (their
+    spread is the load's and the run's: a difference between two variants smaller than
+    it is no measurement)."""
     good = [r for r in runs if "error" not in r]
     if not good:
         return runs[0]
     best = dict(min(good, key=lambda r: r["total"]))
     best["totals"] = [r["total"] for r in good]
+    best["peaks"] = [r["peak_mb"] for r in good]
     best["peak_mb"] = min(r["peak_mb"] for r in good)
     least = min(good, key=lambda r: r["cpu"])
     for k in ("cpu", "task_wall", "by_prefix", "workers_cpu", "transfers", "transfer_mb"):

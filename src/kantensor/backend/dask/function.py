@@ -26,6 +26,7 @@ from ..display import function_html
 from ..linker import dims_checker
 from .algorithms import ALGORITHMS
 from .blockwise import blockwise
+from .elemwise import elemwise
 from .lower import (
     ARRANGE,
     Chunks,
@@ -58,7 +59,9 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
     if call.kind == "identity":
         return [values[0]]
     values = [without_empty(x) for x in values]
-    if call.kind is None or call.kind == ARRANGE:
+    if call.kind is None:
+        return elemwise(call, values) or blockwise(call, values)
+    if call.kind == ARRANGE:
         return blockwise(call, values)
     algorithm = ALGORITHMS.get(call.kind)
     if algorithm is None:
