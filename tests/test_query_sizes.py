@@ -17,6 +17,7 @@ import pytest
 from kanren import run
 
 import kantensor as kt
+from kantensor.ops.paramvalues import ArrayRef
 from kantensor.query import pattern, query, relation, var
 from kantensor.types.symbols import substitute
 
@@ -164,3 +165,77 @@ def test_a_count_of_inputs_neither_the_calls_nor_the_nodes_is_make_nodes_error()
     with pytest.raises(kt.TypeInferenceError, match="takes 2 inputs, got 3") as asked:
         query(op, [var("X"), var("S"), var("T")], [var("Y")])
     assert str(asked.value).splitlines()[0].endswith(str(made.value).split(": ")[-1])
+
+
+#: Advanced indexes whose slices hold n: (name, the call's family, its index, whether
+#: the call takes a value, NumPy's shape at n = k on x, the value and the index array
+#: (its entries 0: in range wherever x's axis is not empty))
+ADVANCED = [
+    ("x[i, :n]", kt.index, (ArrayRef(0), slice(None, N)), False,
+     lambda k, x, i: x[i.astype(int), :k]),
+    ("x.at[i, :n].set(v)", kt.index_set, (ArrayRef(0), slice(None, N)), True,
+     lambda k, x, v, i: _updated(x, (i.astype(int), slice(None, k)), v)),
+    ("x.at[:n, i].add(v)", kt.index_add, (slice(None, N), ArrayRef(0)), True,
+     lambda k, x, v, i: _updated(x, (slice(None, k), i.astype(int)), v, np.add.at)),
+]
+
+
+def _updated(x, key, v, at=None):
+    x = x.copy()
+    if at is None:
+        x[key] = v
+    else:
+        at(x, key, v)
+    return x
+
+
+@pytest.mark.parametrize(("name", "family", "index", "valued", "fn"), ADVANCED,
+                         ids=[c[0] for c in ADVANCED])
+def test_an_advanced_index_is_queried_with_the_arrays_the_call_names(name, family, index,
+                                                                      valued, fn):
+    """``index``, ``index_set`` and ``index_add`` take ``*arrays``: how many, the index
+    says (one per array it refers to), so the size inputs of its slices' bounds are
+    added after them as the call adds them. A query given the call's inputs answered
+    'no solutions' where make_node builds; now, at every x (sizes 0..2), value (a scalar
+    or a vector of 0..2) and index array (0..2 entries) and every n = k, the query gives
+    NumPy's shape (nothing where NumPy refuses), as make_node does, and the same answers
+    as given the node's inputs."""
+    op = family.bind(index=index)
+    values = [()] + [(d,) for d in range(3)] if valued else [None]
+    for a, b, c in itertools.product(range(3), repeat=3):
+        for value in values:
+            types = [kt.TensorType("float32", (a, b))]
+            if value is not None:
+                types.append(kt.TensorType("float32", value))
+            types.append(kt.TensorType("int64", (c,)))
+            built = _built(family, {"index": index}, types)
+            answers = list(query(op, types, [var("Y")]))
+            node = family(*(t() for t in types), index=index).owner if built else None
+            if node is not None:
+                carriers = [x.type for x in node.inputs[len(types):]]
+                assert carriers and list(query(op, [*types, *carriers], [var("Y")])) == \
+                    answers, (name, types)
+            for k in SIZES:
+                want = _numpy(fn, k, [t.shape for t in types])
+                made = built and _at(built, k)
+                assert made == want, (name, types, k, built, want)
+                got = {_at((s["Y"], s.where), k) for s in answers} - {None}
+                assert got == ({want} if want is not None else set()), \
+                    (name, types, k, answers, want)
+
+
+@pytest.mark.parametrize(("name", "family", "index", "valued", "fn"), ADVANCED,
+                         ids=[c[0] for c in ADVANCED])
+def test_an_advanced_index_given_too_few_arrays_is_an_arity_error(name, family, index,
+                                                                  valued, fn):
+    """Given fewer inputs than the call names (no index array), make_node's call
+    refuses, and the query says how many inputs the Op takes (it answered 'no
+    solutions'); so does an Op of an advanced index with no size in it."""
+    x = kt.TensorType("float32", (3, 4))
+    given = [x, kt.TensorType("float32", ())] if valued else [x]
+    with pytest.raises((TypeError, ValueError)):
+        family(*(t() for t in given), index=index)
+    for op in (family.bind(index=index), family.bind(index=(ArrayRef(0),))):
+        with pytest.raises(kt.TypeInferenceError, match=f"takes [0-9]+ inputs, got "
+                                                        f"{len(given)}"):
+            query(op, given, [var("Y")])

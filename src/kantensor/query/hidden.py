@@ -23,33 +23,50 @@ from typing import Any
 
 from ..logic.terms import TensorTerm
 from ..ops import CATALOGUE
-from ..ops.callspec import SIZE_KINDS
+from ..ops.callspec import OWN_SIZE_KINDS, SIZE_KINDS
+from ..ops.paramvalues import ArrayRef
 from ..ops.sizes import symbolic
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .answers import anonymous
 
-__all__ = ["sized", "with_hidden"]
+__all__ = ["node_inputs", "sized", "with_hidden"]
 
 
-def sized(op: Any) -> tuple[int, list[Any]] | None:
-    """``(inputs the call names, the size inputs' Dims)`` of an Op whose parameters hold
-    symbolic sizes carried by inputs of their own; None for any other Op, and for one
-    whose call takes a varying number of tensors (``index``'s ``*arrays``: which given
-    inputs are size inputs is then not a count's to say)."""
+def node_inputs(op: Any) -> tuple[int, list[Any]] | None:
+    """``(inputs the call names, the size inputs' Dims)`` of a catalogue Op with its
+    parameters bound: the tensors of its call, an advanced index's ``*arrays`` counted
+    by the arrays its index refers to (``index{index=(<array 0>, :n)}`` names ``x`` and
+    one array), then one size input per Dim of its size parameters. None where the
+    parameters do not say the count: an Op outside the catalogue, a call that takes a
+    sequence of tensors or any number (``concatenate``, ``einsum``), or whose shape
+    parameter holds sizes (``reshape``'s inputs for other variables' axes)."""
     params = getattr(op, "params", None)
-    if not params or not isinstance(getattr(op, "name", None), str):
+    if params is None or not isinstance(getattr(op, "name", None), str):
         return None
     spec = getattr(CATALOGUE.get(op.name), "spec", None)
     if spec is None:
         return None
     values = dict(params)
-    names = [p.name for p in spec.params if p.kind in SIZE_KINDS and p.name in values]
-    dims = symbolic([values[name] for name in names])
-    tensors = [p for p in spec.params if p.is_tensor]
-    if not dims or any(p.kind != "tensor" for p in tensors):
+    if any(p.kind in OWN_SIZE_KINDS and symbolic([values.get(p.name)]) for p in spec.params):
         return None
-    return len(tensors), dims
+    names = [p.name for p in spec.params if p.kind in SIZE_KINDS and p.name in values]
+    count = 0
+    for p in spec.params:
+        if p.kind == "tensor":
+            count += 1
+        elif p.kind == "*tensors" and "index" in values:  # (the call's index: its arrays)
+            count += sum(isinstance(i, ArrayRef) for i in values["index"])
+        elif p.is_tensor:
+            return None
+    return count, symbolic([values[name] for name in names])
+
+
+def sized(op: Any) -> tuple[int, list[Any]] | None:
+    """:func:`node_inputs` of an Op whose parameters hold symbolic sizes carried by
+    inputs of their own; None for any other Op."""
+    found = node_inputs(op)
+    return found if found is not None and found[1] else None
 
 
 def with_hidden(op: Any, inputs: Sequence[Any]) -> list[Any]:
