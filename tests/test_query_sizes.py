@@ -239,3 +239,42 @@ def test_an_advanced_index_given_too_few_arrays_is_an_arity_error(name, family, 
         with pytest.raises(kt.TypeInferenceError, match=f"takes [0-9]+ inputs, got "
                                                         f"{len(given)}"):
             query(op, given, [var("Y")])
+
+
+M = kt.Dim("m")
+
+#: reshape to sizes with names, of inputs with named sizes: (the shape parameter, the
+#: input's shape, NumPy's reshape at the names' sizes)
+RESHAPES = [
+    ((M, -1), (M, 6), lambda s: np.zeros((s["m"], 6)).reshape(s["m"], -1)),
+    ((M, -1), (N, 6), lambda s: np.zeros((s["n"], 6)).reshape(s["m"], -1)),
+    ((N, 2, 3), (N, 6), lambda s: np.zeros((s["n"], 6)).reshape(s["n"], 2, 3)),
+    ((M, N), (N, M), lambda s: np.zeros((s["n"], s["m"])).reshape(s["m"], s["n"])),
+    ((-1, M), (N, 2), lambda s: np.zeros((s["n"], 2)).reshape(-1, s["m"])),
+]
+
+
+@pytest.mark.parametrize(("shape", "given", "fn"), RESHAPES,
+                         ids=[f"{g} to {s}" for s, g, _ in RESHAPES])
+def test_a_reshape_to_named_sizes_is_queried_as_built(shape, given, fn):
+    """``reshape{shape=(m, -1)}`` queried with ``float32[m,6]``: its relation rendered
+    the builder with the input's sizes unknown, so ``m`` was another input's size, whose
+    input the query did not have: 'no solutions' where make_node builds float32[m,6].
+    The relation renders it with the named sizes the terms have (make_node's reading),
+    and the query adds a size input for a name the input does not have (as the call
+    does). At every n, m in 0..3 the query's answers, make_node's and NumPy's agree."""
+    op = kt.reshape.bind(shape=shape)
+    t = kt.TensorType("float32", given)
+    built = kt.reshape(t(), shape)
+    answers = list(query(op, [t], [var("Y")]))
+    assert [a["Y"] for a in answers] == [built.type]
+    for n, m in itertools.product(SIZES, repeat=2):
+        env = {"n": n, "m": m}
+        try:
+            want = fn(env).shape
+        except ValueError:
+            want = None
+        for y, where in [(built.type, built.facts or ()), (answers[0]["Y"], answers[0].where)]:
+            got = tuple(substitute(d, env) if isinstance(d, kt.Dim) else d for d in y.shape) \
+                if all(c.holds(env) for c in where) else None
+            assert got == want, (shape, given, env, y, where)

@@ -27,7 +27,7 @@ from ..logic.store import (
     propagate,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, fresh, isvar, symbol, walk
+from ..logic.terms import Symbol, TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import RenderingLimit
 from ..types.dim import Dim
@@ -279,9 +279,10 @@ class Relation:
                                     f"the signature), got {t!r}")
                 shape = walk(t.shape, s)
                 dtype = walk(t.dtype, s)  # a builder may read it (LabelEncoder's keys)
+                # a named size stays itself: it is the type's, as make_node sees it (a
+                # builder may read it: reshape writes x.reshape(n, -1) over n's axis)
                 proxies.append(TensorType(dtype if isinstance(dtype, str) else "float64",
-                                          tuple(n if sizes and isinstance(n := walk(d, s), int)
-                                                else None for d in shape)))
+                                          tuple(_proxy(walk(d, s), sizes) for d in shape)))
             try:
                 sig, _ = self.target.signature_for(tuple(proxies))
             except RenderingLimit:
@@ -289,6 +290,17 @@ class Relation:
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1
+
+
+def _proxy(size: Any, known: bool) -> Any:
+    """A size of a term as a builder sees it when the relation renders a signature: a
+    named size as itself (it is the type's, as make_node sees it: reshape writes
+    ``x.reshape(n, -1)`` of ``float32[n,6]`` over n's axis, where a query of that type
+    answered nothing), an int where the builder reads known sizes (``known``), else
+    unknown."""
+    if type(size) is Symbol:  # (a named size's logic variable)
+        return size.dim
+    return size if known and isinstance(size, int) else None
 
 
 def _wrapped_outputs(S: ConstrainedState, solved: list, out_terms: list) -> bool:
