@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
-from .dim import DimLike
+from .dim import Dim, DimLike
+from .poly import Opaque
 
-__all__ = ["product_interval", "decided_by_interval"]
+__all__ = ["decided_by_interval", "parts_bounds", "product_interval"]
 
 Bound = int | float  # an int, or -inf / inf for a side not bounded
 _INF = math.inf
@@ -63,3 +65,59 @@ def decided_by_interval(op: str, low: int | None, high: int | None) -> bool | No
     if op == "!=":
         return True if never_zero else (False if only_zero else None)
     return None
+
+
+#: How many levels of min/max and products :func:`parts_bounds` looks through.
+MAX_PARTS_DEPTH = 3
+
+Bounds = Callable[[DimLike], tuple[int | None, int | None]]
+
+
+def parts_bounds(bounds: Bounds, split: Callable[[DimLike], Any],
+                 depth: int = MAX_PARTS_DEPTH) -> Bounds:
+    """``bounds`` (the facts' least and greatest value of a size expression) narrowed,
+    where it leaves a side open, by the expression's parts: ``k*f1*f2*... + r`` (as
+    ``split`` finds it: a product of factors over disjoint sizes) by its factors' bounds,
+    ``c*min(a, b, ...) + r`` and ``c*max(...) + r`` by their arguments' (each of those
+    narrowed alike, ``depth`` levels down). Sound where ``bounds`` is: each side is a
+    bound of every value the parts take."""
+    def narrowed(x: DimLike, level: int) -> tuple[int | None, int | None]:
+        lo, hi = bounds(x)
+        if level <= 0 or isinstance(x, int) or (lo is not None and hi is not None):
+            return lo, hi
+        def below(f: DimLike) -> tuple[int | None, int | None]:
+            return narrowed(f, level - 1)
+        found = split(x)
+        if found is not None:
+            k, fs, r = found
+            plo, phi = product_interval(k, fs, r, below)
+        else:
+            plo, phi = _extreme(x, below)
+        return (plo if lo is None else lo if plo is None else max(lo, plo),
+                phi if hi is None else hi if phi is None else min(hi, phi))
+    return lambda x: narrowed(x, depth)
+
+
+def _extreme(x: Dim, bounds: Bounds) -> tuple[int | None, int | None]:
+    """The bounds of ``c*op(args) + r`` (``op`` min or max) from its arguments'; (None,
+    None) for any other expression."""
+    terms = x._terms
+    lead = [(mono, c) for mono, c in terms if mono]
+    rest = [c for mono, c in terms if not mono]
+    if len(lead) != 1 or len(lead[0][0]) != 1 or lead[0][0][0][1] != 1:
+        return None, None
+    atom, c = lead[0][0][0][0], lead[0][1]
+    if not isinstance(atom, Opaque) or atom.op not in ("min", "max"):
+        return None, None
+    ends = [(a, a) if isinstance(a, int) else bounds(a) for a in atom.args]
+    los, his = [e[0] for e in ends], [e[1] for e in ends]
+    if atom.op == "min":
+        lo = None if None in los else min(los)
+        hi = min((h for h in his if h is not None), default=None)
+    else:
+        lo = max((v for v in los if v is not None), default=None)
+        hi = None if None in his else max(his)
+    if c < 0:
+        lo, hi = hi, lo
+    r = sum(rest)
+    return (None if lo is None else c * lo + r, None if hi is None else c * hi + r)

@@ -35,7 +35,7 @@ from ..conditions import Condition
 from ..dim import Dim, DimLike, _make, _symbol, unknown
 from ..facts import Facts
 from ..poly import Opaque
-from ..productsign import decided_by_interval, product_interval
+from ..productsign import decided_by_interval, parts_bounds, product_interval
 from ..symbols import free_symbols, substitute
 from .evaluate import evaluator
 from .sizeset import ALL, Inexpressible, SizeSet
@@ -358,13 +358,15 @@ def _decided(c: Condition, sets: Mapping[Hashable, SizeSet]) -> bool | None:
 
 def by_factors(c: Condition, store: Facts) -> bool | None:
     """``c`` on a product of factors over disjoint sizes (:func:`factors`) decided by
-    each factor's bounds under ``store`` (:mod:`..productsign`); None: no such product,
-    or the bounds leave it open."""
+    each factor's bounds under ``store``, a factor's own min, max or product bounded by
+    its parts (:mod:`..productsign`); None: no such product, or the bounds leave it
+    open."""
     split = factors(c.key[0])
     if split is None:
         return None
     k, fs, r = split
-    return decided_by_interval(c.key[1], *product_interval(k, fs, r, store.bounds))
+    bounds = parts_bounds(store.bounds, factors)
+    return decided_by_interval(c.key[1], *product_interval(k, fs, r, bounds))
 
 
 def _product_split(c: Condition, sets: Mapping[Hashable, SizeSet],
