@@ -52,9 +52,16 @@ def _numpy(fn, sizes):
 
 
 def _at(shape, conditions, sizes):
-    """The shape at ``sizes`` where every condition holds; None where one fails."""
-    if not all(c.holds(sizes) for c in conditions):
-        return None
+    """The shape at ``sizes`` where every condition holds; None where one fails (one
+    that divides by 0 there is undefined: another must fail, ``m >= 1``)."""
+    undefined = False
+    for c in conditions:
+        try:
+            if not c.holds(sizes):
+                return None
+        except ZeroDivisionError:
+            undefined = True
+    assert not undefined, (conditions, sizes)
     return tuple(substitute(d, sizes) if isinstance(d, kt.Dim) else d for d in shape)
 
 

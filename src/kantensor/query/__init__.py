@@ -58,6 +58,7 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
     rel = signature_relation(resolve(op_or_signature), max_rank)
     if adds_inputs(rel.target):
         rel.goal = _sized_goal(rel.goal, rel.target)
+        rel.takes_none = (node_inputs(rel.target) or (None,))[0] == 0
     return rel
 
 

@@ -170,6 +170,9 @@ class Relation:
         #: are (never wrapped), and each output term is then that type, wrapped
         made = getattr(getattr(target, "builder", None), "output_class", None)
         self.wraps = getattr(made, "wrapped", False) is True
+        #: whether ``R(*outputs)`` alone is a call: an Op whose call names no tensor
+        #: (``zeros{shape=(n, 3)}``: its size inputs are added, see kantensor.query)
+        self.takes_none = False
 
     @property
     def n_outputs(self) -> int:
@@ -179,7 +182,7 @@ class Relation:
 
     def __call__(self, *terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
         n_out = self.n_outputs
-        if len(terms) <= n_out:
+        if len(terms) < n_out or len(terms) == n_out and not self.takes_none:
             raise TypeError(f"relation {self.name}: expected the input terms followed by "
                             f"{n_out} output term{'s' * (n_out != 1)}, got {len(terms)} "
                             "terms")
