@@ -13,7 +13,11 @@ inputs. The types are the ones the call makes: ``bool[d]`` for a Dim over named 
 (:class:`~kantensor.ops.sizes.SizeOp`'s type), an open ``bool`` vector for the size of
 another variable's axis (``shape_of(x, i)``, whose x a query does not know).
 
-Inputs given with the size inputs (as the node has them) are taken as they are.
+Inputs given with the size inputs (as the node has them) are taken as they are. The
+count of inputs the call names is the parameters' to say too (an advanced index's
+arrays, :func:`node_inputs`): a query given another count is the arity error, not "no
+solutions". A shape written over the input's own sizes (``reshape``'s) adds a size
+input for each named size the input does not have, as the call does.
 """
 
 from __future__ import annotations
