@@ -11,14 +11,17 @@ every assignment of the names in 0..3, against the answer of ``infer`` and of ``
 
 from __future__ import annotations
 
+import ast
 import itertools
 
 import numpy as np
 import pytest
+from unification import var
 
 import kantensor as kt
 from kantensor.commands import COMMANDS
 from kantensor.types.symbols import substitute
+from test_one_relation import ENTRIES, _bound, _flat
 
 SIZES = range(4)
 
@@ -88,3 +91,50 @@ def test_a_size_parameter_of_text_that_is_no_size_is_still_refused():
         COMMANDS["infer"]("zeros shape=(n,foo-)")
     assert str(COMMANDS["infer"]("pad float32[3] pad_width=1 mode=constant").outputs[0]) == \
         "float32[5]"
+
+
+def _command_words(example):
+    """The parameters of a catalogue example as command words (``axis=1``), or None
+    where one is no literal without spaces that reads back as itself (a list NumPy
+    takes as a tuple, a slice)."""
+    words = []
+    for k, v in example.items():
+        if k in ("in", "out", "error"):
+            continue
+        text = repr(v).replace(" ", "")
+        try:
+            if ast.literal_eval(text) != v or isinstance(v, list):
+                return None
+        except (ValueError, SyntaxError):
+            return None
+        words.append(f"{k}={text}")
+    return words
+
+
+def _answers(run, *args):
+    """The answers of ``run(*args)`` (each type and its conditions), or what its arity
+    error says (after the Op's label, which names the Op alone or with its signature)."""
+    try:
+        return [(str(a["Z"]), a.where) for a in run(*args)]
+    except kt.TypeInferenceError as exc:
+        return str(exc).rsplit(": ", 1)[-1]
+
+
+def test_the_query_command_answers_every_catalogue_example_as_query_does():
+    """``query OP TYPES PARAMS -> Z`` of each catalogue example (the REPL's, the magic's
+    and the CLI's words) gives the answers ``kt.query`` gives (test_one_relation judges
+    those by brute force), or the same error."""
+    compared = 0
+    for entry in ENTRIES:
+        for example in entry.examples:
+            words = "in" in example and _command_words(example)
+            found = words is not None and words is not False and _bound(entry, example)
+            types = [str(t) for t in _flat(example["in"])] if found else []
+            if not found or any(" " in t for t in types):
+                continue
+            op, given = found
+            line = f"{entry.name} {' '.join(types)} {' '.join(words)} -> Z"
+            assert _answers(kt.query, op, given, [var("Z")]) == \
+                _answers(COMMANDS["query"], line), line
+            compared += 1
+    assert compared > 400, compared
