@@ -176,6 +176,18 @@ def test_one_arity_check_for_infer_query_and_commands():
         assert str(info.value) == message
 
 
+def test_a_signature_of_no_inputs_is_a_goal_over_its_outputs():
+    """``relation("->(3)")(Y)``: no input terms, one output term (a TypeError: 'expected
+    the input terms followed by 1 output term'); its answer is the query's, and a
+    relation of inputs still needs them."""
+    y = var()
+    (got,) = run(0, y, kt.relation("->(3)")(y))
+    (answer,) = kt.query("->(3)", [], [var("Y")])
+    assert got.shape == answer["Y"].shape == (3,)
+    with pytest.raises(TypeError, match="expected the input terms"):
+        kt.relation(kt.add)(y)
+
+
 def _catalogue_calls():
     """(entry name, the bound Op, the example's input types, the parameters) of each
     catalogue example with parameters whose call binds them (one per Op and count)."""

@@ -170,9 +170,11 @@ class Relation:
         #: are (never wrapped), and each output term is then that type, wrapped
         made = getattr(getattr(target, "builder", None), "output_class", None)
         self.wraps = getattr(made, "wrapped", False) is True
-        #: whether ``R(*outputs)`` alone is a call: an Op whose call names no tensor
-        #: (``zeros{shape=(n, 3)}``: its size inputs are added, see kantensor.query)
-        self.takes_none = False
+        #: whether ``R(*outputs)`` alone is a call: a signature of no inputs (``->(3)``),
+        #: an Op whose call names no tensor (``zeros{shape=(n, 3)}``: its size inputs are
+        #: added, see kantensor.query)
+        self.takes_none = isinstance(target, Overloads) and any(
+            i == 0 for i, _ in target.arities)
 
     @property
     def n_outputs(self) -> int:
