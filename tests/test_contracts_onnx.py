@@ -32,7 +32,7 @@ import ortwindows
 from differential import count
 from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
-from kantensor.types.contracts.cells import factors
+from kantensor.types.productsign import factors
 from kantensor.types.symbols import substitute
 from test_onnx_loops import accumulate
 
@@ -661,6 +661,22 @@ def test_a_view_s_equality_the_windows_imply_is_no_atom_of_its_own():
         count("view after windows: sizes judged by onnxruntime")
         ran = isinstance(run, list) and all(0 not in shape[1:] for shape in run)
         assert claim == ran, (n, h, w, run)
+
+
+def test_a_view_after_windows_is_typed_as_the_flatten():
+    """The view's flattened size kept ``min(1, P)`` (``...-3*min(1,P)+6``), which the
+    windows' conditions make 1 (P >= 3 where they fit): Facts decide ``P >= 1`` by its
+    factors' bounds (the prover leaves a product open), so it is the Flatten's size, and
+    onnxruntime's at every H, W in 0..11 where it runs (N = 2)."""
+    _, (view,) = ko.from_onnx(conv_pool_view())
+    _, (flat,) = ko.from_onnx(conv_pool_flatten())
+    assert view.type == flat.type and "min" not in str(view.type)
+    watched = ortwindows.Watched(conv_pool_view())
+    for h, w in itertools.product(range(12), repeat=2):
+        run = ortwindows.judge(watched, {"x": np.zeros((2, 3, h, w), np.float32)})
+        if isinstance(run, list) and all(0 not in shape for shape in run):
+            assert run[0] == tuple(substitute(d, {"N": 2, "H": h, "W": w})
+                                   for d in view.type.shape), (h, w, run)
 
 
 def test_a_choice_every_valid_size_meets_is_not_called_approximate():

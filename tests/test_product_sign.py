@@ -12,11 +12,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kantensor.types.conditions import Condition
-from kantensor.types.contracts.cells import factors
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import Facts
-from kantensor.types.productsign import decided_by_interval, parts_bounds, product_interval
+from kantensor.types.productsign import decided_by_interval, factors, parts_bounds, product_interval
 from kantensor.types.symbols import substitute
 
 OPS = {">=": operator.ge, ">": operator.gt, "==": operator.eq, "!=": operator.ne}
