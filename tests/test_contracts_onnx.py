@@ -32,6 +32,8 @@ import ortwindows
 from differential import count
 from kantensor.cli import main
 from kantensor.onnx.contract import with_input_dims
+from kantensor.types.productsign import factors
+from kantensor.types.symbols import substitute
 from test_onnx_loops import accumulate
 
 I64, F = TensorProto.INT64, TensorProto.FLOAT
@@ -605,6 +607,29 @@ def test_a_product_of_window_sizes_is_decided_by_its_factors():
         assert claim == ran, (h, w, run)
 
 
+def test_a_flatten_after_windows_prints_one_form_of_the_size_onnxruntime_gives():
+    """from_onnx types the Flatten ``3*((H+3)//4)*((W+3)//4)-3*((H+3)//4)-3*((W+3)//4)+3``,
+    the product ``3*((H+3)//4 - 1)*((W+3)//4 - 1)`` multiplied out (the canonical form
+    of a size is expanded; the factored one is shorter): the text reads back as the same
+    size, the factors multiply to it, and at every H, W in 0..11 where onnxruntime runs
+    the model (N = 2) it is the size of its output."""
+    model = conv_pool_flatten()
+    _, (out,) = ko.from_onnx(model)
+    size = out.type.shape[1]
+    assert kt.TensorType.parse(str(out.type)) == out.type
+    k, fs, r = factors(size)
+    assert (k, sorted(map(str, fs)), r) == (3, ["(H + 3)//4 - 1", "(W + 3)//4 - 1"], 0)
+    assert k * fs[0] * fs[1] + r == size
+    watched = ortwindows.Watched(model)
+    ran_at = 0
+    for h, w in itertools.product(range(12), repeat=2):
+        run = ortwindows.judge(watched, {"x": np.zeros((2, 3, h, w), np.float32)})
+        if isinstance(run, list) and all(0 not in shape for shape in run):
+            ran_at += 1
+            assert run[0] == (2, substitute(size, {"H": h, "W": w})), (h, w, run)
+    assert ran_at == 49  # H, W in 5..11
+
+
 def conv_pool_view() -> ModelProto:
     """torch's ``x.view(x.size(0), -1)`` after a conv and a pool, as exporters write it:
     the flattened size read from the shape (``ReduceProd`` of its tail), so Reshape's
@@ -617,6 +642,41 @@ def conv_pool_view() -> ModelProto:
             helper.make_node("Reshape", ["p", "target"], ["out"], name="view")]
     return _after_conv_pool(tail, [_init("i0", [0]), _init("i1", [1]), _init("i4", [4])],
                             "conv_pool_view")
+
+
+def test_a_view_s_equality_the_windows_imply_is_no_atom_of_its_own():
+    """The view's size check, ``N*(min(1, P) - 1) == 0`` with P the windows' product
+    ``3*((H + 3)//4 - 1)*((W + 3)//4 - 1)``, holds wherever the windows fit (P >= 3
+    there): the contract says only the windows' bounds (it kept the equality, which the
+    prover leaves open: its factors' bounds decide it, the min's through its argument's
+    factors), and holds exactly where onnxruntime runs the model, at every H, W in 0..11
+    and N in 0..2."""
+    model = conv_pool_view()
+    contract = ko.contract(model)
+    assert [sorted(map(str, a.clause.symbols())) for a in contract.atoms] == [["H"], ["W"]]
+    watched = ortwindows.Watched(model)
+    for n, h, w in itertools.product(range(3), range(12), range(12)):
+        claim = bool(contract.holds(N=n, H=h, W=w).value)
+        run = ortwindows.judge(watched, {"x": np.zeros((n, 3, h, w), np.float32)})
+        count("view after windows: sizes judged by onnxruntime")
+        ran = isinstance(run, list) and all(0 not in shape[1:] for shape in run)
+        assert claim == ran, (n, h, w, run)
+
+
+def test_a_view_after_windows_is_typed_as_the_flatten():
+    """The view's flattened size kept ``min(1, P)`` (``...-3*min(1,P)+6``), which the
+    windows' conditions make 1 (P >= 3 where they fit): Facts decide ``P >= 1`` by its
+    factors' bounds (the prover leaves a product open), so it is the Flatten's size, and
+    onnxruntime's at every H, W in 0..11 where it runs (N = 2)."""
+    _, (view,) = ko.from_onnx(conv_pool_view())
+    _, (flat,) = ko.from_onnx(conv_pool_flatten())
+    assert view.type == flat.type and "min" not in str(view.type)
+    watched = ortwindows.Watched(conv_pool_view())
+    for h, w in itertools.product(range(12), repeat=2):
+        run = ortwindows.judge(watched, {"x": np.zeros((2, 3, h, w), np.float32)})
+        if isinstance(run, list) and all(0 not in shape for shape in run):
+            assert run[0] == tuple(substitute(d, {"N": 2, "H": h, "W": w})
+                                   for d in view.type.shape), (h, w, run)
 
 
 def test_a_choice_every_valid_size_meets_is_not_called_approximate():

@@ -1,6 +1,7 @@
 """kt.relation is a kanren goal: composition with kanren's own goals, order
 independence, agreement with make_node."""
 
+import inspect
 import itertools
 import random
 
@@ -16,7 +17,9 @@ from unification import isvar, var
 import kantensor as kt
 import sizing
 from kantensor.logic.terms import TensorTerm
+from kantensor.ops import CATALOGUE
 from kantensor.types.dtypes import DTYPES
+from test_one_relation import ENTRIES, _bound, _flat
 
 
 def _types(answers):
@@ -171,6 +174,56 @@ def test_one_arity_check_for_infer_query_and_commands():
         with pytest.raises(kt.TypeInferenceError) as info:
             run_it()
         assert str(info.value) == message
+
+
+def test_a_signature_of_no_inputs_is_a_goal_over_its_outputs():
+    """``relation("->(3)")(Y)``: no input terms, one output term (a TypeError: 'expected
+    the input terms followed by 1 output term'); its answer is the query's, and a
+    relation of inputs still needs them."""
+    y = var()
+    (got,) = run(0, y, kt.relation("->(3)")(y))
+    (answer,) = kt.query("->(3)", [], [var("Y")])
+    assert got.shape == answer["Y"].shape == (3,)
+    with pytest.raises(TypeError, match="expected the input terms"):
+        kt.relation(kt.add)(y)
+
+
+def _catalogue_calls():
+    """(entry name, the bound Op, the example's input types, the parameters) of each
+    catalogue example with parameters whose call binds them (one per Op and count)."""
+    seen = set()
+    for entry in ENTRIES:
+        for example in entry.examples:
+            found = "in" in example and "error" not in example and _bound(entry, example)
+            params = {k: v for k, v in example.items() if k not in ("in", "out")}
+            if not found or not params or any(  # (a call of any count: none to refuse)
+                    p.is_tensor and p.kind != "tensor" for p in CATALOGUE[entry.name].spec.params):
+                continue
+            key = (str(found[0]), len(_flat(example["in"])))
+            if key not in seen:
+                seen.add(key)
+                yield pytest.param(entry.name, *found, params, id=f"{entry.name}-{key[1]}")
+
+
+@pytest.mark.parametrize(("name", "op", "types", "params"), list(_catalogue_calls()))
+def test_a_count_the_call_refuses_is_an_arity_error_of_the_query(name, op, types, params):
+    """One input fewer or more than a catalogue example's, where Python's binding of
+    the Op's call (its ``inspect`` signature) refuses that many tensors: the query is
+    an arity error, not 'no solutions' (it was for 65 Ops with parameters, ``flatten``,
+    ``sum{axis=0}``, ``pad``...: the builder refused the count and the query read that
+    as no answer)."""
+    call = inspect.signature(getattr(kt, name))
+    for k in (len(types) - 1, len(types) + 1):
+        if k < 0:
+            continue
+        given = (types + types)[:k]
+        try:
+            call.bind(*(t() for t in given), **params)
+            continue  # (a call that takes that many: no claim)
+        except TypeError:
+            pass
+        with pytest.raises(kt.TypeInferenceError, match=f"takes [0-9 or]+ inputs?, got {k}"):
+            kt.query(op, given, [var("Z")])
 
 
 # ------------------------------------------------- random conjunctions vs brute force

@@ -81,6 +81,25 @@ def test_infer_says_what_named_sizes_must_meet(history):
     leave(child)
 
 
+def test_a_size_parameter_holds_named_sizes(history):
+    """``infer zeros shape=(n,3)`` types the call ``kt.zeros((n, 3))`` makes (it was
+    refused: "expected an int or a Dim, got '(n,3)'"); a query of it too (NumPy's
+    shapes at each n: tests/test_command_sizes.py), whose answer of an open dtype shows
+    its sizes."""
+    n = kt.Dim("n")
+    child = repl(history)
+    child.sendline("infer zeros shape=(n,3)")
+    child.expect_exact(f"-> ({kt.zeros((n, 3)).type})")
+    child.expect_exact(PROMPT)
+    child.sendline("query broadcast_to float32[] shape=(2*n,3) -> Y")
+    child.expect_exact(f"Y = {kt.broadcast_to(kt.scalar(), (2 * n, 3)).type}")
+    child.expect_exact(PROMPT)
+    child.sendline("query broadcast_to X shape=(2*n,3) -> Y --limit 1")  # (any dtype: ?)
+    child.expect_exact("X = ?[], Y = ?[2*n,3]")  # (its sizes were ? too)
+    child.expect_exact(PROMPT)
+    leave(child)
+
+
 def test_history_is_kept_across_sessions(history):
     child = repl(history)
     child.sendline("infer add float32[3] int8[]")

@@ -16,6 +16,7 @@ from ..graph.basic import Variable
 from ..graph.display import block, code, table
 from ..graphtext import GraphTextError, read_graph
 from ..query import Solutions, query
+from ..query.hidden import with_hidden
 from ..refinement import Refinement, refine
 from ..signature.display import SHOW, readable
 from ..signature.forward import build
@@ -89,7 +90,8 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     target = read_target(words[0], params, line)
     if isinstance(target, Signature):
         sig, name = target, None
-    else:
+    else:  # (the inputs that carry its size parameters added, as the call adds them)
+        types = with_hidden(target, types)
         sig, op = target.signature_for(tuple(types))
         name = str(op)
     built = build(sig, types, name=name if isinstance(target, Signature) else op)

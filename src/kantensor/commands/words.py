@@ -152,10 +152,51 @@ def read_target(word: Word, params: dict[str, Any], line: str) -> Any:
             raise CommandError(f"bad signature: {exc.message}", line,
                                word.start + exc.position) from None
     if hasattr(found, "bind"):
-        return found.bind(**params)
+        return found.bind(**_sizes_named(found, params))
     if params:
         raise error(f"{word.text} takes no parameters, got {', '.join(params)}", word, line)
     return found
+
+
+#: The kinds of parameters that hold sizes (:mod:`kantensor.ops.params`), where a name
+#: is a named size: ``shape=(n,3)`` is ``(Dim("n"), 3)``.
+SIZE_PARAMS = frozenset({"size", "count", "maybe_size", "sizes", "shape"})
+
+
+def _sizes_named(op: Any, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` with each size parameter of ``op`` that is no Python literal (its text
+    kept by :func:`split_params`) read as sizes: ``(n,3)`` is ``(Dim("n"), 3)``, ``2*n``
+    one Dim; Python's syntax says what is a tuple, the DSL's what each size is (the size
+    expressions of a type: ``float32[2*n,3]``). Text that is neither stays as it is (the
+    parameter's own check words the error)."""
+    spec = getattr(op, "spec", None)
+    kinds = {p.name: p.kind for p in spec.params} if spec is not None else {}
+    out = dict(params)
+    for name, value in params.items():
+        if isinstance(value, str) and kinds.get(name) in SIZE_PARAMS:
+            sizes = _read_sizes(value)
+            if sizes is not None:
+                out[name] = sizes
+    return out
+
+
+def _read_sizes(text: str) -> Any:
+    """The sizes ``text`` writes (see :func:`_sizes_named`), or None."""
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    entries = tree.elts if isinstance(tree, ast.Tuple | ast.List) else [tree]
+    sizes = []
+    for entry in entries:
+        part = ast.get_source_segment(text.strip(), entry)
+        try:
+            (size,) = [ast.literal_eval(entry)] if isinstance(entry, ast.Constant | ast.UnaryOp) \
+                else TensorType.parse(f"bool[{part}]").shape
+        except (ValueError, TypeError):
+            return None
+        sizes.append(size)
+    return tuple(sizes) if isinstance(tree, ast.Tuple | ast.List) else sizes[0]
 
 
 def read_type(word: Word, line: str) -> TensorType:

@@ -11,6 +11,8 @@ from unification import Var
 from unification import isvar as _isvar
 from unification.core import _reify, _unify, construction_sentinel
 
+from ..types.dim import Dim
+
 __all__ = ["ASSUMED", "FACTS", "GROUND", "VARS", "Fresh", "Symbol", "TensorTerm", "fresh",
            "isvar", "symbol", "term_vars", "walk"]
 
@@ -148,8 +150,8 @@ class TensorTerm:
 
     def __str__(self) -> str:
         shape = self.shape
-        body = ",".join(str(d) if isinstance(d, int) else "?" for d in shape) \
-            if isinstance(shape, tuple) else "..."
+        body = ",".join(str(d) if isinstance(d, int | Dim) else "?" for d in shape) \
+            if isinstance(shape, tuple) else "..."  # (a size an answer names: its Dim)
         dtype = self.dtype if isinstance(self.dtype, str) else "?"
         return f"{dtype}[{body}]" + (" (wrapped)" if self.wrapped is True else "")
 

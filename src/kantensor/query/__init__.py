@@ -31,7 +31,7 @@ from ..types.dtypes import normalize_dtype
 from ..types.type import TensorType
 from .answers import Answer as Answer
 from .answers import anonymous, answer_in, size_positions, user_vars, variable_names
-from .hidden import sized, with_hidden
+from .hidden import adds_inputs, node_inputs, with_hidden
 from .solutions import KEEP as KEEP
 from .solutions import MAX_LEN as MAX_LEN
 from .solutions import Solutions, TooManyAnswers, digest
@@ -56,8 +56,9 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
     An Op whose parameters hold symbolic sizes takes its inputs as its call names them
     (the size inputs then added, :mod:`.hidden`) or as its node has them."""
     rel = signature_relation(resolve(op_or_signature), max_rank)
-    if sized(rel.target) is not None:
+    if adds_inputs(rel.target):
         rel.goal = _sized_goal(rel.goal, rel.target)
+        rel.takes_none = (node_inputs(rel.target) or (None,))[0] == 0
     return rel
 
 
@@ -158,7 +159,9 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     symbolic size parameters counted: ``zeros{shape=(n, 3)}`` takes one, a ``bool[n]``;
     the query answered 'no solutions' without it), and gives as many outputs as it has
     (Attention's ``outputs``, one update per input of Adam); else as many inputs as its
-    node has (:func:`.hidden.sized`, where the Op says) or as given, and as many outputs
+    node has where its parameters say it (:func:`.hidden.node_inputs`: ``flatten`` takes
+    one, ``index{index=(<array 0>,)}`` two; a builder refusing another count answered
+    'no solutions') or as given, and as many outputs
     as :attr:`Relation.n_outputs` counts on inputs of one rank."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
@@ -167,7 +170,7 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
         return
     sig = _rendered(rel, inputs)
     if sig is None:
-        found = sized(rel.target)  # its node's inputs: the call's and the size inputs
+        found = node_inputs(rel.target, inputs)  # the call's inputs and the size inputs
         takes = n_in if found is None else found[0] + len(found[1])
         check_arity(rel.name, {(takes, rel.n_outputs)}, n_in, n_out)
     else:

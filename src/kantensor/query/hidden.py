@@ -13,7 +13,11 @@ inputs. The types are the ones the call makes: ``bool[d]`` for a Dim over named 
 (:class:`~kantensor.ops.sizes.SizeOp`'s type), an open ``bool`` vector for the size of
 another variable's axis (``shape_of(x, i)``, whose x a query does not know).
 
-Inputs given with the size inputs (as the node has them) are taken as they are.
+Inputs given with the size inputs (as the node has them) are taken as they are. The
+count of inputs the call names is the parameters' to say too (an advanced index's
+arrays, :func:`node_inputs`): a query given another count is the arity error, not "no
+solutions". A shape written over the input's own sizes (``reshape``'s) adds a size
+input for each named size the input does not have, as the call does.
 """
 
 from __future__ import annotations
@@ -23,48 +27,94 @@ from typing import Any
 
 from ..logic.terms import TensorTerm
 from ..ops import CATALOGUE
-from ..ops.callspec import SIZE_KINDS
-from ..ops.sizes import symbolic
+from ..ops.callspec import OWN_SIZE_KINDS, SIZE_KINDS
+from ..ops.paramvalues import ArrayRef
+from ..ops.sizes import foreign_names, symbolic
+from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .answers import anonymous
 
-__all__ = ["sized", "with_hidden"]
+__all__ = ["adds_inputs", "node_inputs", "sized", "with_hidden"]
 
 
-def sized(op: Any) -> tuple[int, list[Any]] | None:
-    """``(inputs the call names, the size inputs' Dims)`` of an Op whose parameters hold
-    symbolic sizes carried by inputs of their own; None for any other Op, and for one
-    whose call takes a varying number of tensors (``index``'s ``*arrays``: which given
-    inputs are size inputs is then not a count's to say)."""
+def node_inputs(op: Any, inputs: Sequence[Any] | None = None
+                ) -> tuple[int, list[Any]] | None:
+    """``(inputs the call names, the size inputs' Dims)`` of a catalogue Op with its
+    parameters bound: the tensors of its call, an advanced index's ``*arrays`` counted
+    by the arrays its index refers to (``index{index=(<array 0>, :n)}`` names ``x`` and
+    one array), then one size input per Dim of its size parameters. A shape parameter
+    written over the input's own sizes (``reshape``'s) adds one for each size of
+    another variable and each named size the first of ``inputs`` does not have
+    (``float32[n,6]`` reshaped to ``(m, -1)`` takes a ``bool[m]``), as the call adds
+    them (a size a logic variable stands for is not its own: the carrier's relation
+    says the same of it). None where the parameters do not say the count: an Op
+    outside the catalogue, a call that takes a sequence of tensors or any number
+    (``concatenate``, ``einsum``), a shape parameter with sizes and no inputs given."""
     params = getattr(op, "params", None)
-    if not params or not isinstance(getattr(op, "name", None), str):
+    if params is None or not isinstance(getattr(op, "name", None), str):
         return None
     spec = getattr(CATALOGUE.get(op.name), "spec", None)
     if spec is None:
         return None
     values = dict(params)
+    count = 0
+    for p in spec.params:
+        if p.kind == "tensor":
+            count += 1
+        elif p.kind == "*tensors" and "index" in values:  # (the call's index: its arrays)
+            count += sum(isinstance(i, ArrayRef) for i in values["index"])
+        elif p.is_tensor:
+            return None
     names = [p.name for p in spec.params if p.kind in SIZE_KINDS and p.name in values]
-    dims = symbolic([values[name] for name in names])
-    tensors = [p for p in spec.params if p.is_tensor]
-    if not dims or any(p.kind != "tensor" for p in tensors):
+    own = [values[p.name] for p in spec.params if p.kind in OWN_SIZE_KINDS]
+    if not any(symbolic(own)):
+        return count, symbolic([values[name] for name in names])
+    if inputs is None:
         return None
-    return len(tensors), dims
+    first = inputs[0] if inputs else None
+    first = TensorType.parse(first) if isinstance(first, str) else first
+    shape = getattr(first, "shape", None)  # (a logic variable's: none of its own)
+    mine = [d.name for d in shape if isinstance(d, Dim) and d.name] \
+        if isinstance(shape, tuple) else []
+    axes = [d for d in symbolic(own) if not _named(d)]  # (CallSpec.bind's order)
+    return count, [*axes, *map(Dim, foreign_names(tuple(own), mine))]
+
+
+def sized(op: Any, inputs: Sequence[Any] | None = None) -> tuple[int, list[Any]] | None:
+    """:func:`node_inputs` of an Op whose parameters hold symbolic sizes carried by
+    inputs of their own; None for any other Op."""
+    found = node_inputs(op, inputs)
+    return found if found is not None and found[1] else None
+
+
+def adds_inputs(op: Any) -> bool:
+    """Whether :func:`with_hidden` may add inputs for ``op`` (for some inputs)."""
+    if sized(op) is not None:
+        return True
+    spec = getattr(CATALOGUE.get(getattr(op, "name", None)), "spec", None)
+    values = dict(getattr(op, "params", None) or ())
+    return spec is not None and any(p.kind in OWN_SIZE_KINDS and symbolic([values.get(p.name)])
+                                    for p in spec.params)
 
 
 def with_hidden(op: Any, inputs: Sequence[Any]) -> list[Any]:
     """``inputs`` followed by the size inputs of ``op``'s parameters where ``inputs`` are
     the ones its call names (see the module's doc); else ``inputs`` as they are. Fresh
     terms at each call (an axis's size is a fresh logic variable)."""
-    found = sized(op)
+    found = sized(op, inputs)
     if found is None or len(inputs) != found[0]:
         return list(inputs)
     return [*inputs, *(_carrier(d) for d in found[1])]
 
 
+def _named(d: Any) -> bool:
+    return all(isinstance(s, str) for s in free_symbols(d))
+
+
 def _carrier(d: Any) -> Any:
     """The type of the input that carries the size ``d``: ``bool[d]`` over named sizes;
     an open ``bool`` vector for an axis of another variable."""
-    if all(isinstance(s, str) for s in free_symbols(d)):
+    if _named(d):
         return TensorType("bool", (d,))
     return TensorTerm("bool", (anonymous(),), False)

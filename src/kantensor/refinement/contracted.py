@@ -2,7 +2,8 @@
 conditions leave of the others.
 
 ``refine(outputs, given={"H": 224})`` gives a named size a value: each Variable with an
-axis of that size is given it (a given type, as a Variable key would). After the
+axis of that size, or of an expression of it (``2*H``), is given it (a given type, as a
+Variable key would), and the size itself is bound (:mod:`.solve`). After the
 relations' fixpoint, the graph's contract (:func:`kantensor.contract`: every node's
 conditions, which its relation could not decide when it was built) is fixed at the sizes
 the refinement knows; no sizes left is a :class:`RefinementError` naming the atom that
@@ -52,20 +53,29 @@ def by_name(given: Mapping | None) -> tuple[dict | None, dict[str, int]]:
 
 def sized_types(names: Mapping[str, int], sizes: Sizes, strict: bool = True
                 ) -> list[tuple[Variable, TensorType]]:
-    """Given types for the Variables with an axis that is one of the named sizes: that
-    axis at its value, the others as they are (``strict``: ValueError for a name that
-    is no axis's size)."""
+    """Given types for the Variables with an axis that is one of the named sizes or an
+    expression of them (``2*n``, ``n*m``): that axis at its value (the expression with
+    the given names substituted; unknown where that is no size, negative or a division
+    by zero, which the nodes' relations then explain), the others as they are
+    (``strict``: ValueError for a name that no axis's size mentions)."""
     if not names:
         return []
     found: dict[Variable, list] = {}
     seen: set[str] = set()
     for v, entries in sizes.entries.items():
         for axis, e in enumerate(entries):
-            if isinstance(e, Dim) and e.name in names:
+            if isinstance(e, Dim) and not isinstance(e, Hole):
+                named = {s for s in free_symbols(e) if isinstance(s, str)} & names.keys()
+                if not named:
+                    continue
                 shape = found.setdefault(v, [None if isinstance(x, Hole) else x
                                              for x in entries])
-                shape[axis] = names[e.name]
-                seen.add(e.name)
+                try:
+                    value = substitute(e, {k: names[k] for k in named})
+                except ZeroDivisionError:  # no size there: the nodes' relations say so
+                    value = None
+                shape[axis] = None if isinstance(value, int) and value < 0 else value
+                seen |= named
     missing = sorted(set(names) - seen)
     if missing and strict:
         known = sorted({e.name for es in sizes.entries.values() for e in es

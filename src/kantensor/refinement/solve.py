@@ -22,6 +22,7 @@ from ..ops.contracts import contract_given
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dtypes import get_default_dtype
+from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types
 from .explain import Conflict, RefinementError, Step, explain_conflict, undefined_size
@@ -75,6 +76,11 @@ def _refine(outputs: Variable | Sequence[Variable],
     units = [_given_unit(v, t, sizes) for v, t in typed]
     units += [_given_unit(v, t, sizes, _named(names, t, v)) for v, t in
               sized_types(names, sizes)]
+    # each given name is its value wherever it appears (``n*m`` is ``4*m`` at n = 4; an
+    # axis's given type binds only what its relation solves for)
+    units += [Unit.of(UNIFY, (Operand(None, "bool", False, (Dim(k),)),
+                              Operand(None, "bool", False, (x,))), 1, None, f"given {k} = {x}")
+              for k, x in names.items()]
     touching = _touching(units)
     units += node_units(nodes, touching)
     sizes = _settled(sizes, units, touching)
@@ -110,7 +116,7 @@ MAX_NARROWINGS = 4
 def _named(names: Mapping[str, int], t: TensorType, v: Variable) -> str:
     """``given H = 224``: the label of a given type made from named sizes."""
     shown = [f"{k} = {x}" for k, x in names.items()
-             if any(isinstance(d, Dim) and d.name == k for d in v.type.shape)]
+             if any(isinstance(d, Dim) and k in free_symbols(d) for d in v.type.shape)]
     return "given " + ", ".join(shown)
 
 

@@ -27,7 +27,7 @@ from ..logic.store import (
     propagate,
     unify_oc,
 )
-from ..logic.terms import TensorTerm, fresh, isvar, symbol, walk
+from ..logic.terms import Symbol, TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import RenderingLimit
 from ..types.dim import Dim
@@ -170,6 +170,11 @@ class Relation:
         #: are (never wrapped), and each output term is then that type, wrapped
         made = getattr(getattr(target, "builder", None), "output_class", None)
         self.wraps = getattr(made, "wrapped", False) is True
+        #: whether ``R(*outputs)`` alone is a call: a signature of no inputs (``->(3)``),
+        #: an Op whose call names no tensor (``zeros{shape=(n, 3)}``: its size inputs are
+        #: added, see kantensor.query)
+        self.takes_none = isinstance(target, Overloads) and any(
+            i == 0 for i, _ in target.arities)
 
     @property
     def n_outputs(self) -> int:
@@ -179,7 +184,7 @@ class Relation:
 
     def __call__(self, *terms: Any) -> Callable[[Any], Iterator[ConstrainedState]]:
         n_out = self.n_outputs
-        if len(terms) <= n_out:
+        if len(terms) < n_out or len(terms) == n_out and not self.takes_none:
             raise TypeError(f"relation {self.name}: expected the input terms followed by "
                             f"{n_out} output term{'s' * (n_out != 1)}, got {len(terms)} "
                             "terms")
@@ -279,9 +284,10 @@ class Relation:
                                     f"the signature), got {t!r}")
                 shape = walk(t.shape, s)
                 dtype = walk(t.dtype, s)  # a builder may read it (LabelEncoder's keys)
+                # a named size stays itself: it is the type's, as make_node sees it (a
+                # builder may read it: reshape writes x.reshape(n, -1) over n's axis)
                 proxies.append(TensorType(dtype if isinstance(dtype, str) else "float64",
-                                          tuple(n if sizes and isinstance(n := walk(d, s), int)
-                                                else None for d in shape)))
+                                          tuple(_proxy(walk(d, s), sizes) for d in shape)))
             try:
                 sig, _ = self.target.signature_for(tuple(proxies))
             except RenderingLimit:
@@ -289,6 +295,17 @@ class Relation:
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1
+
+
+def _proxy(size: Any, known: bool) -> Any:
+    """A size of a term as a builder sees it when the relation renders a signature: a
+    named size as itself (it is the type's, as make_node sees it: reshape writes
+    ``x.reshape(n, -1)`` of ``float32[n,6]`` over n's axis, where a query of that type
+    answered nothing), an int where the builder reads known sizes (``known``), else
+    unknown."""
+    if type(size) is Symbol:  # (a named size's logic variable)
+        return size.dim
+    return size if known and isinstance(size, int) else None
 
 
 def _wrapped_outputs(S: ConstrainedState, solved: list, out_terms: list) -> bool:

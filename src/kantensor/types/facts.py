@@ -27,6 +27,7 @@ from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import atom_under, between, pruned
 from .poly import Opaque
+from .productsign import decided as by_factors
 from .prove import bounds as _bounds
 from .prove import proves
 from .restricted import constants, equated, on_multiples, past_lower_bounds
@@ -207,6 +208,8 @@ class Facts:
                 return formed
         found = _decide(self.triples, ordered(self.triples, d), op)  # (a min/max the
         # facts over one symbol order is its winning argument: fewer cases to split)
+        if found is None and formed is None and type(d) is Dim:  # a product over
+            found = by_factors(d, op, self.bounds)  # disjoint sizes: by factors' bounds
         return formed if found is None else found
 
     def _formed(self, condition: Condition) -> bool | None:

@@ -211,6 +211,10 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
               (">=", ">") and not isinstance(a.clause.key[0], int)]
     if len(bounds) < 2:
         return atoms
+    # an equality of a product (x.view(N, -1) after windows: N*(min(1, P) - 1) == 0) is
+    # decided alike, by the bounds over one size each
+    products = [a for a in atoms if isinstance(a.clause, Condition) and a.clause.key[1] in
+                ("==", "!=") and isinstance(a.clause.key[0], Dim)]
     facts: dict[int, Facts] = {}
     dropped: set[int] = set()
     for i, a in enumerate(bounds):
@@ -225,8 +229,8 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
                 dropped.add(i)
                 break
-    for i, a in enumerate(bounds):  # a product whose factors the bounds over its own
-        # sizes bound (a Flatten after two windows: each factor >= 1 where they fit)
+    for i, a in enumerate(bounds + products):  # a product whose factors the bounds over
+        # its own sizes bound (a Flatten after two windows: each factor >= 1 where they fit)
         if i in dropped or not isinstance(a.clause.key[0], Dim) or len(a.clause.symbols()) < 2:
             continue
         names = a.clause.symbols()
@@ -236,7 +240,7 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
             dropped.add(i)
     if not dropped:
         return atoms
-    gone = {id(bounds[i]) for i in dropped}
+    gone = {id((bounds + products)[i]) for i in dropped}
     return [a for a in atoms if id(a) not in gone]
 
 

@@ -32,16 +32,16 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..conditions import Condition
-from ..dim import Dim, DimLike, _make, _symbol, unknown
+from ..dim import Dim, DimLike, _symbol, unknown
 from ..facts import Facts
 from ..poly import Opaque
-from ..productsign import decided_by_interval, product_interval
+from ..productsign import decided, factors
 from ..symbols import free_symbols, substitute
 from .evaluate import evaluator
 from .sizeset import ALL, Inexpressible, SizeSet
 from .univariate import solve as solve_one
 
-__all__ = ["MAX_CELLS", "Cell", "by_factors", "dim_of", "factors", "solve"]
+__all__ = ["MAX_CELLS", "Cell", "by_factors", "dim_of", "solve"]
 
 #: The most cells one conjunction is split into (past it: the split is not made).
 MAX_CELLS: Final = 4096
@@ -109,67 +109,6 @@ def _holds(c: Condition, point: Mapping[Hashable, int]) -> bool:
 
 
 # -- products ----------------------------------------------------------------------------
-def _groups(atoms: Iterable[Hashable]) -> dict[Hashable, frozenset]:
-    """Each atom's group: the sizes it names, joined with those of the atoms sharing one."""
-    parent: dict[Hashable, Hashable] = {}
-
-    def find(x: Hashable) -> Hashable:
-        while parent.setdefault(x, x) != x:
-            x = parent[x]
-        return x
-    named = {a: (free_symbols(_symbol(a)) if isinstance(a, Opaque) else frozenset({a}))
-             for a in atoms}
-    for syms in named.values():
-        first = next(iter(syms), None)
-        for s in syms:
-            parent[find(s)] = find(first)
-    members: dict[Hashable, set] = {}
-    for s in list(parent):
-        members.setdefault(find(s), set()).add(s)
-    return {a: frozenset(members[find(next(iter(syms)))]) if syms else frozenset()
-            for a, syms in named.items()}
-
-
-def factors(d: DimLike) -> tuple[int, list[DimLike], int] | None:
-    """``(k, [f1, f2, ...], r)`` with ``d == k*f1*f2*... + r``, each factor over its own
-    sizes (two or more factors, each with a positive leading coefficient and coprime
-    ones), or None when ``d`` is no such product plus an int."""
-    if isinstance(d, int):
-        return None
-    groups = _groups({a for mono, _ in d._terms for a, _ in mono})
-    keys = sorted(set(groups.values()), key=lambda g: sorted(map(str, g)))
-    if len(keys) < 2 or frozenset() in keys:
-        return None
-    first = d._terms[0][0]
-    fs: list[DimLike] = []
-    for g in keys:
-        rest0 = tuple((a, p) for a, p in first if groups[a] != g)
-        if not rest0:
-            return None  # the leading term is over one group only: no product
-        part: dict = {}
-        for mono, c in d._terms:
-            if tuple((a, p) for a, p in mono if groups[a] != g) == rest0:
-                own = tuple((a, p) for a, p in mono if groups[a] == g)
-                part[own] = part.get(own, 0) + c
-        g_cd = math.gcd(*part.values())
-        f = _make({m: c // g_cd for m, c in part.items()})
-        if isinstance(f, int):
-            return None
-        if f._terms[0][1] < 0:
-            f = -f
-        fs.append(f)
-    product: DimLike = 1
-    for f in fs:
-        product = product * f
-    if isinstance(product, int):
-        return None
-    k, r = divmod(d._terms[0][1], product._terms[0][1])
-    residual = d - product * k
-    if r or not isinstance(residual, int):
-        return None
-    return k, fs, residual
-
-
 def _divisors(n: int) -> list[int]:
     n = abs(n)
     small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
@@ -358,13 +297,10 @@ def _decided(c: Condition, sets: Mapping[Hashable, SizeSet]) -> bool | None:
 
 def by_factors(c: Condition, store: Facts) -> bool | None:
     """``c`` on a product of factors over disjoint sizes (:func:`factors`) decided by
-    each factor's bounds under ``store`` (:mod:`..productsign`); None: no such product,
-    or the bounds leave it open."""
-    split = factors(c.key[0])
-    if split is None:
-        return None
-    k, fs, r = split
-    return decided_by_interval(c.key[1], *product_interval(k, fs, r, store.bounds))
+    each factor's bounds under ``store``, a factor's own min, max or product bounded by
+    its parts (:mod:`..productsign`); None: no such product, or the bounds leave it
+    open."""
+    return decided(c.key[0], c.key[1], store.bounds)
 
 
 def _product_split(c: Condition, sets: Mapping[Hashable, SizeSet],

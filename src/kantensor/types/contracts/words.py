@@ -18,8 +18,9 @@ from ...graph.display import block, code, esc, table
 from ..conditions import AnyOf, Condition
 from ..dim import Dim, DimLike
 from ..facts import Facts
+from ..productsign import factors
 from ..symbols import DataSymbol, free_symbols, substitute
-from .cells import Cell, factors
+from .cells import Cell
 from .sizeset import ALL, SizeSet
 from .univariate import solve as solve_one
 
