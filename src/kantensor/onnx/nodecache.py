@@ -17,6 +17,7 @@ written from it without a record (:func:`shared_constant`).
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 import onnx
@@ -208,8 +209,12 @@ def seen_all(datas: list[bytes]) -> None:
     as many of the last as fit (as filing them one by one, emptied when full, would
     keep). (Once per reading, not per node: a first call of a model of blocks that all
     differ met most of its nodes so.)"""
-    small = [d for d in datas if len(d) <= MAX_NODE]
-    n = sum(map(len, small))
+    sizes = list(map(len, datas))  # (most often none is large: counted in C)
+    if max(sizes, default=0) <= MAX_NODE:
+        small, n = datas, sum(sizes)
+    else:
+        small = [d for d in datas if len(d) <= MAX_NODE]
+        n = sum(map(len, small))
     if len(NODES) + len(small) > NODES_SIZE or _held[0] + n > NODES_BYTES:
         NODES.clear()
         _held[0] = 0
@@ -218,7 +223,7 @@ def seen_all(datas: list[bytes]) -> None:
             k -= 1
             n += len(small[k])
         small = small[k:]
-    NODES.update(dict.fromkeys(small, SEEN))
+    NODES.update(zip(small, repeat(SEEN)))  # (pairs: no dict made between)
     _held[0] += n
 
 

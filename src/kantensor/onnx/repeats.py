@@ -49,7 +49,7 @@ repeats typed 10 nodes after their second, for 4 million instructions of compili
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import onnx
@@ -311,7 +311,7 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
     # its domain, names and attributes' key, as its record reads them (a field whose
     # key's byte is nowhere in its bytes is absent; every name in ASCII bytes is text)
     domain = "" if DOMAIN not in data else node.domain
-    names, wanted = tuple(node.input[:]), tuple(node.output[:])
+    names, wanted = node.input[:], node.output[:]  # (lists: a record's are tuples)
     attributes = () if ATTRIBUTE not in data or not node.attribute else attributes_of(node)
     if type(last) is tuple:  # (as _template)
         last = _last(reader, op_type, last)
@@ -331,7 +331,7 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
             elif _typed(reader, last, names, name, attributes):
                 typed.append(data)
                 return True
-    return op_type, domain, names, wanted, attributes
+    return op_type, domain, tuple(names), tuple(wanted), attributes
 
 
 def _template(reader: Any, op_type: str, domain: str) -> _Last | None:
@@ -354,7 +354,7 @@ def _fits(reader: Any, last: _Last, names: tuple, wanted: tuple) -> bool:
     return bool(name) and name not in reader.types and name not in reader.untyped
 
 
-def _typed(reader: Any, last: _Last, names: tuple, name: str,
+def _typed(reader: Any, last: _Last, names: Sequence[str], name: str,
            attributes: tuple[bytes, ...] | None) -> bool:
     """Type the node of inputs ``names``, output ``name`` (new) and attributes' key
     ``attributes`` by ``last``'s template, if its template key is that template's: True
