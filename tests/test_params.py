@@ -344,7 +344,12 @@ def test_reshape_and_transpose_methods_take_separate_ints():
     assert x.reshape(4, -1).type == x.reshape((4, -1)).type == kt.TensorType("float32", (4, 6))
     assert x.transpose(2, 0, 1).owner.op == kt.transpose(x, (2, 0, 1)).owner.op
     assert str(x.transpose(2, 0, 1).type) == "float32[4,2,3]"
-    assert str(x.sum(0, True).type) == "float32[1,3,4]"  # a bool is not a size: no packing
+    # ndarray.sum's second positional is dtype, as in NumPy (which refuses True there)
+    assert str(x.sum(0, None, None, True).type) == "float32[1,3,4]"
+    with pytest.raises(ParamError, match="parameter dtype: unsupported dtype True"):
+        x.sum(0, True)
+    with pytest.raises(TypeError, match="Cannot interpret 'True' as a data type"):
+        np.ones((2, 3, 4), np.float32).sum(0, True)
 
 
 def test_index_parameters_print_like_python():
