@@ -63,7 +63,7 @@ from .protos import label as node_label
 from .registry import OnnxOp
 from .repeats import first_typed, repeated
 
-__all__ = ["INITIALIZER", "UNHELD", "Plan", "initializer_token", "keep", "replay",
+__all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
 
 #: The mark of a small initializer's token: ``(INITIALIZER, type, its proto serialized)``.
