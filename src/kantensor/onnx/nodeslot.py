@@ -222,8 +222,9 @@ def replay(reader: Any, serialized: Sequence[bytes],
             if rec is SEEN:  # (typed once by a template: its record made now)
                 rec = again(nodes[k], data)
             plan = rec.plan
-            if type(plan) is Later:  # (its slot's plan, made when first met again)
-                plan = rec.plan = plan.made(rec, nodes[k])
+            if plan is None and rec.later is not None:  # (its slot's plan, made when the
+                plan = rec.plan = rec.later.made(rec, nodes[k])  # record is met again)
+                rec.later = None
             if plan is not None:
                 try:  # (KeyError: an input has no token, so the slot does not apply)
                     state = plan.tokens_of(tokens)
@@ -421,4 +422,5 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple, node: onnx.N
             _bounds(reader, entry, names), typed)
     rec.slot = (*slot, canonical(reader.facts))
     # (entry, setting, tokens, facts about its inputs, intervals, typing, facts)
-    rec.plan = Later(reader)  # (its plan: made when the record is met again)
+    rec.plan, rec.later = None, Later(reader)  # (its plan: made when the record is met
+    # again)
