@@ -113,10 +113,11 @@ class NodeRecord:
     own way to give a value inside a graph, as an initializer does outside it, which no
     catalogue entry types: a fact of the format, read here with the proto), ``slot``
     (its last typing: :mod:`.nodeslot`) and ``plan`` (what the reader does with that
-    typing when it only writes it: :class:`.nodeslot.Plan`)."""
+    typing when it only writes it: :class:`.nodeslot.Plan`), made from ``later`` (a
+    :class:`.nodeslot.Later`) when the record is met again."""
 
     __slots__ = ("attributes", "constant", "domain", "kept", "literal", "names", "op_type",
-                 "plan", "slot", "wanted")
+                 "later", "plan", "slot", "wanted")
 
     def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None,
                  parts: tuple | None = None):
@@ -148,6 +149,7 @@ class NodeRecord:
         self.constant: tuple[Any, Any, Any, Any] | None = None
         self.slot: tuple | None = None
         self.plan: Any = None
+        self.later: Any = None
 
     def attribute_key(self, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
         """The node memo's key of the attributes of ``node`` (this record's node): each

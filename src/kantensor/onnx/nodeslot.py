@@ -63,7 +63,7 @@ from .protos import label as node_label
 from .registry import OnnxOp
 from .repeats import first_typed, repeated
 
-__all__ = ["INITIALIZER", "UNHELD", "Plan", "initializer_token", "keep", "replay",
+__all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
 
 #: The mark of a small initializer's token: ``(INITIALIZER, type, its proto serialized)``.
@@ -221,7 +221,11 @@ def replay(reader: Any, serialized: Sequence[bytes],
                 continue
             if rec is SEEN:  # (typed once by a template: its record made now)
                 rec = again(nodes[k], data)
-            if (plan := rec.plan) is not None:
+            plan = rec.plan
+            if plan is None and rec.later is not None:  # (its slot's plan, made when the
+                plan = rec.plan = rec.later.made(rec, nodes[k])  # record is met again)
+                rec.later = None
+            if plan is not None:
                 try:  # (KeyError: an input has no token, so the slot does not apply)
                     state = plan.tokens_of(tokens)
                 except KeyError:
@@ -311,15 +315,16 @@ class Plan:
                  "name", "out", "outputs", "own", "setting", "state", "token", "tokens",
                  "tokens_of", "types", "value", "value_keys", "values", "vkey")
 
-    def __init__(self, rec: NodeRecord, slot: tuple, reader: Any, own: tuple = ()):
+    def __init__(self, rec: NodeRecord, slot: tuple, later: Later, own: tuple = ()):
         entry, self.setting, state, _, self.bounds, (outs, folded, keys, _) = slot[:6]
-        self.facts = canonical(reader.facts)
+        self.facts = slot[6]  # (the reader's whole facts, canonical: see keep)
         names = rec.names
-        self.limit = intervals.MAX_ELEMENTS if self.bounds is not None and all(
+        self.limit = later.limit if self.bounds is not None and all(
             k >= len(names) or not names[k] or exact_token(state[k]) for k in entry.bounded) \
             else None
-        self.context = context(reader) if self.bounds is None or self.limit is not None \
-            else None
+        self.context = _one(_CONTEXTS, (self.setting, self.facts, later.limit, tuple(sorted(
+            later.opsets.items())))) if self.bounds is None or self.limit is not None \
+            else None  # (as context() made it of the reader the slot was made by)
         self.entry, self.key = entry, (rec.op_type, rec.domain)
         given = [k for k, name in enumerate(rec.names) if name]
         getter = itemgetter(*[rec.names[k] for k in given]) if given else None
@@ -347,7 +352,24 @@ def _none(tokens: dict) -> None:
     return None
 
 
-def _plan(reader: Any, rec: NodeRecord, slot: tuple, node: onnx.NodeProto) -> Plan | None:
+class Later:
+    """A record's plan not made yet (:func:`keep`): what :class:`Plan` takes of the
+    reader its slot was made by besides the slot (the interval limit then and the
+    model's operator sets; its setting and facts are the slot's). A plan is made when its
+    record is met again (:func:`replay`), not at every typing: a model read with new size
+    names types every node anew, and its plans were made for nothing."""
+
+    __slots__ = ("limit", "opsets")
+
+    def __init__(self, reader: Any):
+        self.limit, self.opsets = intervals.MAX_ELEMENTS, reader.opsets
+
+    def made(self, rec: NodeRecord, node: onnx.NodeProto) -> Plan | None:
+        """The plan of ``rec``'s slot (``node`` its node, or one of the same bytes)."""
+        return _plan(self, rec, rec.slot, node)
+
+
+def _plan(later: Later, rec: NodeRecord, slot: tuple, node: onnx.NodeProto) -> Plan | None:
     """The plan of ``slot``, the slot of ``rec`` (of ``node``) made now; None when the
     reader does more with its typing than writing the outputs, recording an interval
     and noting conditions over no input's size by position (names a size its data
@@ -368,13 +390,15 @@ def _plan(reader: Any, rec: NodeRecord, slot: tuple, node: onnx.NodeProto) -> Pl
             own = consistent(relocated(conditions, [], node_label(node)), node, None)
         except TypeInferenceError:  # (the reader's note raises it)
             return None
-    return Plan(rec, slot, reader, own)
+    return Plan(rec, slot, later, own)
 
 
 def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple, node: onnx.NodeProto
          ) -> None:
     """Keep ``typed``, the typing of ``node`` read as ``rec`` by its memo key, in its
-    slot (and its plan, :func:`_plan`): unless the record is not shared across models,
+    slot (and what makes its plan, :class:`Later`, when the record is met again: a
+    model read with new size names keeps every node's slot, and makes no plan of them):
+    unless the record is not shared across models,
     an input has no token, the value of an input whose token does not hold it
     (:data:`UNHELD`) counts in the key, or an output's value is large (a slot holds no
     large value); and not at the record's first typing (:data:`ONCE`)."""
@@ -398,4 +422,5 @@ def keep(reader: Any, entry: OnnxOp, rec: NodeRecord, typed: tuple, node: onnx.N
             _bounds(reader, entry, names), typed)
     rec.slot = (*slot, canonical(reader.facts))
     # (entry, setting, tokens, facts about its inputs, intervals, typing, facts)
-    rec.plan = _plan(reader, rec, slot, node)
+    rec.plan, rec.later = None, Later(reader)  # (its plan: made when the record is met
+    # again)

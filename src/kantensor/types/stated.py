@@ -64,16 +64,25 @@ def unfacted(d: Any, op: str) -> bool | None | object:
     """``facts._decide`` of ``d op 0`` under no facts where ``d`` is ``±u + c`` or ``u - v
     + c`` (``u``, ``v`` named sizes or unknowns, every size ``>= 0``): ``u - v + c`` may
     be anything; ``±u + c`` is decided by the interval ``u`` is in (the prover's answer:
-    it is exact over one size, and sound). GENERAL for any other ``d``."""
-    c, units = 0, []
+    it is exact over one size, and sound). And True for ``d >= 0`` (``> 0``) where ``d``
+    is a sum of positive multiples of sizes plus ``c >= 0`` (``>= 1``): at least ``c``
+    at every size (a channel product's ``7*batch >= 0``, which the prover proves from
+    its box of every fact). GENERAL for any other ``d``."""
+    c, units, multiples = 0, [], False
     for mono, k in d._terms:
         if not mono:
             c = k
-        elif len(mono) == 1 and mono[0][1] == 1 and k in (1, -1) and \
-                not isinstance(mono[0][0], Opaque):
+        elif len(mono) != 1 or mono[0][1] != 1 or isinstance(mono[0][0], Opaque):
+            return GENERAL
+        elif k == 1 or k == -1:
             units.append(k)
+        elif k > 1:
+            multiples = True
         else:
             return GENERAL
+    if multiples:  # (k*u with k > 1: the units' rules below do not apply)
+        return True if op in (">=", ">") and -1 not in units and c >= (op == ">") \
+            else GENERAL
     if len(units) == 2:
         return None if units[0] != units[1] else GENERAL
     if len(units) != 1:
