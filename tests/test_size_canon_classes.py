@@ -11,7 +11,6 @@ tests/sizing.py)."""
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -20,39 +19,19 @@ from hypothesis import strategies as st
 
 import sizegen
 import sizing
+from canonpairs import assert_one_form, at, equal, grid, k, m, n, points
 from kantensor.types import factsatoms
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
-from kantensor.types.symbols import substitute
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 40, 150)
-m, n, k = Dim("m"), Dim("n"), Dim("k")
-GRID = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(9), repeat=3)]
-FAR = [{"k": 10**9 + 3, "m": 7, "n": 2**40 + 1}, {"k": 2**33, "m": 10**12 + 5, "n": 3}]
-
-
-def _at(x, sizes):
-    return x if isinstance(x, int) else substitute(x, sizes)
-
-
-def _points(stated):
-    return [p for p in GRID + FAR if all(_at(a, p) <= _at(b, p) for a, b in stated)]
+GRID = grid(9)
 
 
 def _equal(x, y, stated=()) -> bool:
-    return all(_at(x, p) == _at(y, p) for p in _points(stated))
-
-
-def _assert_one_form(x, y) -> None:
-    """``x`` and ``y`` are one size (brute force), simplify to one form, and the forms
-    are the size."""
-    assert _equal(x, y)
-    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
-    assert fx == fy
-    assert _equal(fx, x) and _equal(canonical_form(y), y)
+    return equal(x, y, points(stated, GRID))
 
 
 U = dim_min(k, n)
@@ -102,7 +81,7 @@ def test_the_pair_differs_where_the_facts_do_not_hold():
     """The facts are needed: at m = 3, k = 0 the two differ (so the form is the facts')."""
     _, x, y = UNDER[0]
     p = {"k": 0, "m": 3, "n": 0}
-    assert _at(x, p) != _at(y, p)
+    assert at(x, p) != at(y, p)
     assert EMPTY.simplify(x) != EMPTY.simplify(y)
 
 
@@ -128,7 +107,7 @@ def test_floors_of_min_and_max_under_random_facts_are_sound(rng, count):
     x = sizegen.build(t)
     form = facts.simplify(x)
     for p in grid:
-        assert _at(form, p) == sizegen.value(t, p), (facts, x, form, p)
+        assert at(form, p) == sizegen.value(t, p), (facts, x, form, p)
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
@@ -196,7 +175,7 @@ OWN = [
 
 @pytest.mark.parametrize(("x", "y"), OWN)
 def test_a_function_of_an_atom_of_no_form_gets_one_form(x, y):
-    _assert_one_form(x, y)
+    assert_one_form(x, y, points((), GRID))
 
 
 def _hermite(rng: random.Random, g):
@@ -240,7 +219,7 @@ NESTED = [
 
 @pytest.mark.parametrize(("x", "y"), NESTED)
 def test_a_remainder_of_a_min_of_several_inside_maxes_gets_one_form(x, y):
-    _assert_one_form(x, y)
+    assert_one_form(x, y, points((), GRID))
 
 
 # canon_rate --seed 9: under n % 3 == 0 and n <= 7 (n in 0, 3, 6), (3*n)//8 is n//3; its
@@ -258,7 +237,7 @@ BETWEEN = [
 def test_sizes_equal_on_the_multiples_between_bounds_get_one_form(x, y):
     facts = Facts([Condition(n % 3, "==", 0), Condition(n, "<=", 7)])
     points = [{"k": 0, "m": 0, "n": v} for v in (0, 3, 6)]
-    assert all(_at(x, p) == _at(y, p) for p in points)
+    assert all(at(x, p) == at(y, p) for p in points)
     fx, fy = facts.simplify(x), facts.simplify(y)
     assert fx == fy
-    assert all(_at(fx, p) == _at(x, p) for p in points)
+    assert all(at(fx, p) == at(x, p) for p in points)

@@ -10,7 +10,6 @@ tests/sizing.py)."""
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -19,33 +18,18 @@ from hypothesis import strategies as st
 
 import sizegen
 import sizing
+from canonpairs import FAR, assert_one_form, equal, grid, k, m, n
 from kantensor.types import latticecells
 from kantensor.types.canon import canonical_form
-from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
-from kantensor.types.symbols import substitute
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 40, 150)
-m, n, k = Dim("m"), Dim("n"), Dim("k")
-GRID = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(7), repeat=3)]
-FAR = [{"k": 10**9 + 3, "m": 7, "n": 2**40 + 1}, {"k": 2**33, "m": 10**12 + 5, "n": 3}]
-
-
-def _at(x, sizes):
-    return x if isinstance(x, int) else substitute(x, sizes)
+GRID = grid(7)
 
 
 def _equal(x, y, points=GRID + FAR) -> bool:
-    return all(_at(x, p) == _at(y, p) for p in points)
-
-
-def _assert_one_form(x, y) -> None:
-    assert _equal(x, y)  # (the oracle: brute force)
-    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
-    assert fx == fy, (fx, fy)
-    assert canonical_form(x) == canonical_form(y)
-    assert _equal(fx, x) and _equal(canonical_form(y), y)
+    return equal(x, y, points)
 
 
 U = dim_min(k, n)
@@ -64,7 +48,7 @@ PAIRS = [
 
 @pytest.mark.parametrize(("x", "y"), PAIRS)
 def test_sizes_equal_at_integers_get_one_form(x, y):
-    _assert_one_form(x, y)
+    assert_one_form(x, y, GRID + FAR, canonical=True)
 
 
 _ATOMS = [(m % 4) // 2, n // 2, m % 3, n % 2, (n % 6) // 3, m // 3, k % 2, (k % 5) // 2]
