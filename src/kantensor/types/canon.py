@@ -56,6 +56,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Final
 
+from .canonextreme import extremes_floored
 from .canonfloor import digits_in
 from .canonperiodic import periodic_out
 from .canonresidue import residues_out
@@ -130,6 +131,7 @@ def _passes(x: DimLike) -> DimLike:
         if not isinstance(x, int) and (y := unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
+        x = x if isinstance(x, int) else extremes_floored(x)  # (min(4*m + 1, 5*n)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
             congruent_out(x, canonical_form), canonical_form))
         if isinstance(x, int):
