@@ -37,6 +37,7 @@ def _equal(x, y, points=GRID + FAR) -> bool:
 
 
 U = dim_min(m, n)
+H = dim_max(2 * dim_min(2, m), dim_min(6, n) // 4)
 PAIRS = [
     # equal only at integers: n//2 is never alone the least, as (m % 4)//2 <= m/2
     # (docs/sizes.rst listed it as left since canon15)
@@ -53,6 +54,9 @@ PAIRS = [
     (dim_min(4 * m + 1, 4 * n + 1, 5 * n) // 4, U),
     (dim_max(4 * m, 4 * n, 3 * n + 3) // 4, dim_max(m, n)),
     (dim_min(2 * k + 4 * m + 2 * n + 2, 4 * m + 4 * n + 3) // 2, 2 * m + n + dim_min(k, n) + 1),
+    # (a floor of a min met again is left to Hermite's identity: h//2 alone spreads to
+    # min(2, m), (h + 1)//2 does not; canon_rate --seed 14 found it)
+    (H, (H + 1) // 2 + H // 2),
 ]
 
 

@@ -131,12 +131,13 @@ def _passes(x: DimLike) -> DimLike:
         if not isinstance(x, int) and (y := unfolded(x)) is not x:
             x = narrowed(y) if not isinstance(y, int) else y  # (what came out of a min in
             # a floor may leave a narrow argument: (2*k + 2*m + min(1, k) + 2)//4)
-        x = x if isinstance(x, int) else extremes_floored(x)  # (min(4*m + 1, 5*n)//4)
         x = x if isinstance(x, int) else residues_out(digits_in(
             congruent_out(x, canonical_form), canonical_form))
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
+        y = y if isinstance(y, int) else extremes_floored(y)  # (after Hermite's identity
+        # over a min of several: min(4*m + 1, 5*n)//4 is min(m, n//4 + n))
         if not isinstance(y, int) and y._terms == x._terms:
             return y
         x = y
