@@ -115,11 +115,12 @@ def test_floors_of_min_and_max_under_random_facts_are_sound(rng, count):
        st.sampled_from([dim_min, dim_max]))
 def test_hermite_over_a_min_of_several_beside_the_lattice(a, c, d, s, extreme):
     """``c*U + a*((U + s)//d)`` beside a sum of min and max of other sizes, and the same
-    with ``U`` rewritten by Hermite's identity (``U == sum((U + i)//d for i < d)``): every
-    form is the size at every point (both ways of forming, :func:`.lattice.lattice_kept`
-    and the lattice's own). One form is not claimed in general: with ``c*U`` beside the
-    lattice's rest, opening ``U`` can merge it into the rest's min (fewer terms), while
-    its Hermite rewriting has no lone ``U`` to open (docs/sizes.rst, "Left")."""
+    with ``U`` rewritten by Hermite's identity (``U == sum((U + i)//d for i < d)``) get
+    one form, and every form is the size at every point. (Until canon18 the first was
+    formed both with ``U`` whole, :func:`.lattice.lattice_kept`, and opened, the shorter
+    kept: opened, ``c*U`` merged into the rest's min, while the rewriting had no lone
+    ``U`` to open; now a size with ``U`` beside a floor of itself is formed with ``U``
+    whole, and the lattice opens it after :mod:`.canon` has placed its multiple.)"""
     u = extreme(k, n)
     rest = dim_min(m, n) - dim_max(k, m)
     x = c * u + a * ((u + s) // d) + rest
@@ -128,6 +129,8 @@ def test_hermite_over_a_min_of_several_beside_the_lattice(a, c, d, s, extreme):
     for z in (x, y):
         assert _equal(canonical_form(z), z)
         assert _equal(EMPTY.simplify(z), z)
+    assert canonical_form(x) == canonical_form(y)
+    assert EMPTY.simplify(x) == EMPTY.simplify(y)
 
 
 def test_stacks_of_min_beside_their_floors_grow_linearly():

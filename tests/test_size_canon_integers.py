@@ -5,8 +5,9 @@ sizes: a min or max with a piece that is alone the least only at rational points
 4)//2, n - m)``), and a sum of min and max whose min of one size took the lattice past its variables
 (lattice._analysed); since canon18, a floor of a min or max of several sizes whose
 pieces' floors are linear, or never alone the least (kantensor.types.canonextreme:
-``min(4*m + 1, 4*n + 1, 5*n)//4`` is ``min(m, n)``, ``5*n`` the least only at ``n = 0``).
-Every form is the
+``min(4*m + 1, 4*n + 1, 5*n)//4`` is ``min(m, n)``, ``5*n`` the least only at ``n = 0``),
+and a min ``U`` of several beside its floor and the lattice's rest, written by Hermite's
+identity (kantensor.types.canon._round forms it with ``U`` whole). Every form is the
 size at every point where random facts hold (soundness); the work stays bounded. The
 number of examples is ``KANTENSOR_FACTS_EXAMPLES`` (40 by default, 150 with ``KANTENSOR_LONG=1``:
 tests/sizing.py)."""
@@ -57,6 +58,9 @@ PAIRS = [
     # (a floor of a min met again is left to Hermite's identity: h//2 alone spreads to
     # min(2, m), (h + 1)//2 does not; canon_rate --seed 14 found it)
     (H, (H + 1) // 2 + H // 2),
+    # 2*U - U//2 opened U into the rest's min; its Hermite rewriting had no lone U to open
+    (2 * U - U // 2 + dim_min(m, n) - dim_max(k, m),
+     2 * ((U + 1) // 2) + U // 2 + dim_min(m, n) - dim_max(k, m)),
 ]
 
 
