@@ -11,7 +11,6 @@ tests/sizing.py)."""
 
 from __future__ import annotations
 
-import itertools
 import random
 
 import pytest
@@ -20,39 +19,19 @@ from hypothesis import strategies as st
 
 import sizegen
 import sizing
+from canonpairs import assert_one_form, at, equal, grid, k, m, n, points
 from kantensor.types import factsatoms
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
-from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
-from kantensor.types.symbols import substitute
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 40, 150)
-m, n, k = Dim("m"), Dim("n"), Dim("k")
-GRID = [dict(zip("kmn", p, strict=True)) for p in itertools.product(range(9), repeat=3)]
-FAR = [{"k": 10**9 + 3, "m": 7, "n": 2**40 + 1}, {"k": 2**33, "m": 10**12 + 5, "n": 3}]
-
-
-def _at(x, sizes):
-    return x if isinstance(x, int) else substitute(x, sizes)
-
-
-def _points(stated):
-    return [p for p in GRID + FAR if all(_at(a, p) <= _at(b, p) for a, b in stated)]
+GRID = grid(9)
 
 
 def _equal(x, y, stated=()) -> bool:
-    return all(_at(x, p) == _at(y, p) for p in _points(stated))
-
-
-def _assert_one_form(x, y) -> None:
-    """``x`` and ``y`` are one size (brute force), simplify to one form, and the forms
-    are the size."""
-    assert _equal(x, y)
-    fx, fy = EMPTY.simplify(x), EMPTY.simplify(y)
-    assert fx == fy
-    assert _equal(fx, x) and _equal(canonical_form(y), y)
+    return equal(x, y, points(stated, GRID))
 
 
 U = dim_min(k, n)
@@ -102,7 +81,7 @@ def test_the_pair_differs_where_the_facts_do_not_hold():
     """The facts are needed: at m = 3, k = 0 the two differ (so the form is the facts')."""
     _, x, y = UNDER[0]
     p = {"k": 0, "m": 3, "n": 0}
-    assert _at(x, p) != _at(y, p)
+    assert at(x, p) != at(y, p)
     assert EMPTY.simplify(x) != EMPTY.simplify(y)
 
 
@@ -128,7 +107,7 @@ def test_floors_of_min_and_max_under_random_facts_are_sound(rng, count):
     x = sizegen.build(t)
     form = facts.simplify(x)
     for p in grid:
-        assert _at(form, p) == sizegen.value(t, p), (facts, x, form, p)
+        assert at(form, p) == sizegen.value(t, p), (facts, x, form, p)
 
 
 @settings(max_examples=N_EXAMPLES, deadline=None)
@@ -136,11 +115,12 @@ def test_floors_of_min_and_max_under_random_facts_are_sound(rng, count):
        st.sampled_from([dim_min, dim_max]))
 def test_hermite_over_a_min_of_several_beside_the_lattice(a, c, d, s, extreme):
     """``c*U + a*((U + s)//d)`` beside a sum of min and max of other sizes, and the same
-    with ``U`` rewritten by Hermite's identity (``U == sum((U + i)//d for i < d)``): every
-    form is the size at every point (both ways of forming, :func:`.lattice.lattice_kept`
-    and the lattice's own). One form is not claimed in general: with ``c*U`` beside the
-    lattice's rest, opening ``U`` can merge it into the rest's min (fewer terms), while
-    its Hermite rewriting has no lone ``U`` to open (docs/sizes.rst, "Left")."""
+    with ``U`` rewritten by Hermite's identity (``U == sum((U + i)//d for i < d)``) get
+    one form, and every form is the size at every point. (Until canon18 the first was
+    formed both with ``U`` whole, :func:`.lattice.lattice_kept`, and opened, the shorter
+    kept: opened, ``c*U`` merged into the rest's min, while the rewriting had no lone
+    ``U`` to open; now a size with ``U`` beside a floor of itself is formed with ``U``
+    whole, and the lattice opens it after :mod:`.canon` has placed its multiple.)"""
     u = extreme(k, n)
     rest = dim_min(m, n) - dim_max(k, m)
     x = c * u + a * ((u + s) // d) + rest
@@ -149,6 +129,8 @@ def test_hermite_over_a_min_of_several_beside_the_lattice(a, c, d, s, extreme):
     for z in (x, y):
         assert _equal(canonical_form(z), z)
         assert _equal(EMPTY.simplify(z), z)
+    assert canonical_form(x) == canonical_form(y)
+    assert EMPTY.simplify(x) == EMPTY.simplify(y)
 
 
 def test_stacks_of_min_beside_their_floors_grow_linearly():
@@ -196,7 +178,7 @@ OWN = [
 
 @pytest.mark.parametrize(("x", "y"), OWN)
 def test_a_function_of_an_atom_of_no_form_gets_one_form(x, y):
-    _assert_one_form(x, y)
+    assert_one_form(x, y, points((), GRID))
 
 
 def _hermite(rng: random.Random, g):
@@ -240,7 +222,7 @@ NESTED = [
 
 @pytest.mark.parametrize(("x", "y"), NESTED)
 def test_a_remainder_of_a_min_of_several_inside_maxes_gets_one_form(x, y):
-    _assert_one_form(x, y)
+    assert_one_form(x, y, points((), GRID))
 
 
 # canon_rate --seed 9: under n % 3 == 0 and n <= 7 (n in 0, 3, 6), (3*n)//8 is n//3; its
@@ -258,7 +240,7 @@ BETWEEN = [
 def test_sizes_equal_on_the_multiples_between_bounds_get_one_form(x, y):
     facts = Facts([Condition(n % 3, "==", 0), Condition(n, "<=", 7)])
     points = [{"k": 0, "m": 0, "n": v} for v in (0, 3, 6)]
-    assert all(_at(x, p) == _at(y, p) for p in points)
+    assert all(at(x, p) == at(y, p) for p in points)
     fx, fy = facts.simplify(x), facts.simplify(y)
     assert fx == fy
-    assert all(_at(fx, p) == _at(x, p) for p in points)
+    assert all(at(fx, p) == at(x, p) for p in points)

@@ -56,6 +56,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Final
 
+from .canonextreme import extremes_floored
 from .canonfloor import digits_in
 from .canonperiodic import periodic_out
 from .canonresidue import residues_out
@@ -105,9 +106,10 @@ def canonical_form(x: DimLike) -> DimLike:
 
 
 def _round(x: Dim) -> DimLike:
-    y = _passes(lattice_form(x))
-    if (kept := lattice_kept(x)) is not None:  # (a min of several beside its floor)
-        y = min((y, _passes(kept)), key=_length)
+    kept = lattice_kept(x)  # (a min U of several beside its floor: formed with U whole,
+    y = _passes(lattice_form(x) if kept is None else kept)  # its multiple placed by its
+    # part over U, then opened below; opened first, 2*U - U//2 + min(m, n) - max(k, m)
+    # took 2*U into the rest's min where 2*((U + 1)//2) + U//2 + ... had no U to open)
     z = lattice_form(y)
     return y if z is y else _passes(z)
 
@@ -135,6 +137,8 @@ def _passes(x: DimLike) -> DimLike:
         if isinstance(x, int):
             return x
         y = _canonical(x._terms)
+        y = y if isinstance(y, int) else extremes_floored(y)  # (after Hermite's identity
+        # over a min of several: min(4*m + 1, 5*n)//4 is min(m, n//4 + n))
         if not isinstance(y, int) and y._terms == x._terms:
             return y
         x = y
@@ -275,10 +279,6 @@ def _over_own(p: Dim) -> DimLike | None:
     form = one_symbol_form(q, _U)
     return None if form is None else \
         substitute(form[0], {_U: canonical_form(_symbol(inner))}) + form[1]
-
-
-def _length(x: DimLike) -> tuple:
-    return (0, 0, "") if isinstance(x, int) else (1, len(x._terms), len(str(x)), str(x))
 
 
 def _home(mono: tuple, parts: dict, rest: dict) -> dict:

@@ -79,11 +79,11 @@ def lattice_form(x: DimLike, one: bool = False) -> DimLike:
 def lattice_kept(x: DimLike) -> DimLike | None:
     """``x``'s form with each min or max ``U`` of several sizes that is beside a floor or
     remainder of itself (:func:`_floored`) taken whole, as a variable; None where it has
-    none, or no such form. :mod:`.canon` forms it beside :func:`lattice_form`'s and keeps
-    the shorter: ``U - U//2 - min(m, n)`` is ``U - U//2 + max(m, n) - m - n``, so that
-    Hermite's identity over ``U`` meets it (``(U + 1)//2``), where opening ``U`` took it
-    into the max of the rest; opened, ``max(m, n) + max(m, n) % 4 + min(m, n) - n`` is
-    ``m + max(m, n) % 4``."""
+    none, or no such form. :mod:`.canon` forms it in place of :func:`lattice_form`'s
+    and opens ``U`` after: ``U - U//2 - min(m, n)`` is ``U - U//2 + max(m, n) - m - n``,
+    so that Hermite's identity over ``U`` meets it (``(U + 1)//2``), where opening ``U``
+    took it into the max of the rest; opened after, ``max(m, n) + max(m, n) % 4 + min(m,
+    n) - n`` is ``m + max(m, n) % 4``."""
     return None if isinstance(x, int) else _kept(x._terms)
 
 
