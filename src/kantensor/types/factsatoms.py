@@ -2,9 +2,10 @@
 bounded size, under the facts (``facts``: a :class:`~kantensor.types.facts.Facts`, read
 through its methods ``simplify``, ``decide``, ``bounds``, ``rising``, ``unbounded`` and
 ``atoms``): :func:`atom_under` simplifies an atom's arguments, drops min and max
-arguments another one bounds, and writes a floor or remainder whose argument stays in
-one or two blocks of its divisor without it; :func:`between` forms a size of one size
-the facts bound above from its values there."""
+arguments another one bounds, writes a floor or remainder whose argument stays in one
+or two blocks of its divisor without it, and one by a size whose argument is an int
+multiple of it plus an int the facts put below it as ints; :func:`between` forms a
+size of one size the facts bound above from its values there."""
 
 from __future__ import annotations
 
