@@ -236,6 +236,32 @@ def feature_extractor() -> tuple[onnx.ModelProto, list]:
     return m, AUDIO
 
 
+def frame_heads() -> tuple[onnx.ModelProto, list]:
+    """wav2vec2's attention as ``torch.export`` writes it: the frames' count computed
+    first from the samples by integer ``Div`` (truncating: ``((samples//80 - 3)/2 -
+    1)/2 + 1``, the windows' ``(samples + 240)//320 - 1`` only where they hold), then the
+    seven strided convs, the frames split into heads by a Reshape to ``(batch, count,
+    -1, 4)`` and merged back by one to ``(batch, count, -1)`` (each ``-1`` a quotient
+    by the count), and a projection."""
+    g = Graph()
+    count = g.op("Div", g.size("audio", 1), g.const(80))
+    for shift in (-3, -1):
+        count = g.op("Div", g.op("Add", count, g.const(shift)), g.const(2))
+    count = g.op("Add", count, g.const(1))
+    batch = g.size("audio", 0)
+    x = g.op("Unsqueeze", "audio", g.const([1]))
+    for cin, k, s in [(1, 10, 5)] + [(8, 3, 2)] * 4 + [(8, 2, 2)] * 2:
+        x = g.op("Conv", x, g.weight(8, cin, k), strides=[s])
+    frames = g.op("Transpose", x, perm=[0, 2, 1])  # (batch, frames, 8)
+    heads = g.op("Transpose", g.op("Reshape", frames, g.vector(batch, count, -1, 4)),
+                 perm=[0, 2, 1, 3])
+    merged = g.op("Reshape", g.op("Transpose", heads, perm=[0, 2, 1, 3]),
+                  g.vector(batch, count, -1))
+    m = g.model([_in("audio", F, ["batch", "samples"])],
+                [g.op("MatMul", merged, g.weight(8, 5))])
+    return m, [{"batch": 1, "samples": 720}, *AUDIO[1:]]
+
+
 DETECTIONS = [{"anchors": 9}, {"anchors": 40}, {"anchors": 151}]
 
 
@@ -307,4 +333,5 @@ PATTERNS = {
     "position_table": position_table,
     "pool_stack": pool_stack,
     "feature_extractor": feature_extractor,
+    "frame_heads": frame_heads,
 }

@@ -2,9 +2,10 @@
 bounded size, under the facts (``facts``: a :class:`~kantensor.types.facts.Facts`, read
 through its methods ``simplify``, ``decide``, ``bounds``, ``rising``, ``unbounded`` and
 ``atoms``): :func:`atom_under` simplifies an atom's arguments, drops min and max
-arguments another one bounds, and writes a floor or remainder whose argument stays in
-one or two blocks of its divisor without it; :func:`between` forms a size of one size
-the facts bound above from its values there."""
+arguments another one bounds, writes a floor or remainder whose argument stays in one
+or two blocks of its divisor without it, and one by a size whose argument is an int
+multiple of it plus an int the facts put below it as ints; :func:`between` forms a
+size of one size the facts bound above from its values there."""
 
 from __future__ import annotations
 
@@ -61,6 +62,9 @@ def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:
     args = tuple(facts.simplify(g) for g in a.args)
     if a.op in ("min", "max"):
         return _extreme(a.op, args, facts)
+    if a.op in ("//", "%") and not isinstance(args[1], int) and \
+            (found := _by_multiple(a.op, args[0], args[1], facts)) is not None:
+        return found
     # arguments the facts leave as they are: the atom as it is (None), not made again by
     # its operator (a floor's normal form over the same arguments: the same atom)
     try:
@@ -77,6 +81,24 @@ def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:
             found = narrow(a.op, args[0], k, lo, hi) if _several(args[0]) else None
             return value if found is None else found
     return value
+
+
+def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> int | None:
+    """``num // den`` (``op`` ``//``) or ``num % den`` (``%``) by a size ``den`` where
+    ``num`` is ``k*den + r`` for ints ``k`` and ``r >= 0`` and the facts put ``den`` past
+    ``r``: ``k`` (``r``), at every size where they hold. ``(64*w - 64)//(16*w - 16)`` is 4
+    under ``w - 1 >= 1`` (a Reshape's -1 beside a sequence length the facts equate with
+    the input's: at ``w == 1`` it is ``0//0``, nowhere defined, so the fact is needed).
+    None: not of that form, or the facts do not show ``den >= r + 1``."""
+    mono, c = den._terms[0]  # (a leading term: den is not an int, so not a constant)
+    terms = () if isinstance(num, int) else num._terms
+    k, odd = divmod(next((n for m, n in terms if m == mono), 0), c)
+    if odd:
+        return None
+    r = num - k * den
+    if not isinstance(r, int) or r < 0 or facts.decide((den - (r + 1), ">=", 0)) is not True:
+        return None
+    return k if op == "//" else r
 
 
 def _extreme(op: str, args: tuple, facts: Any) -> DimLike:
