@@ -30,11 +30,15 @@ def test_ops_have_their_call_signature(op, n):
 
 
 @pytest.mark.parametrize("method", ["sum", "mean", "max", "argmax", "cumsum"])
-def test_tensor_methods_show_the_ops_parameters(method):
+def test_tensor_methods_show_numpys_parameters_and_the_ops(method):
+    # A method binds its arguments as NumPy's does (x.sum(0, None, None, True) is
+    # keepdims), so it shows NumPy's parameters, the Op's among them.
     x = kt.tensor("x", "float32", (2, 3))
+    of_numpy = list(inspect.signature(getattr(np, method)).parameters)
     of_op = list(inspect.signature(getattr(kt, method)).parameters)
     of_method = list(inspect.signature(getattr(x, method)).parameters)
-    assert of_method == of_op[1:]  # the tensor itself is x
+    assert of_method == of_numpy[1:]  # the array itself is x
+    assert set(of_op[1:]) <= set(of_method)
 
 
 def test_dir_of_the_package_lists_no_stdlib_module():
