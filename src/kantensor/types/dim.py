@@ -104,7 +104,7 @@ class Dim:
                 raise ValueError(f"Dim name too long: {len(name)} > {MAX_NAME_LENGTH} characters")
             if (not name.isidentifier() or keyword.iskeyword(name)) and type(name) is not Private:
                 raise ValueError(f"Dim name must be a Python identifier, got {name!r}")
-            sym = _SYMBOLS.intern(name, _new(((((name, 1),), 1),)))
+            sym = _SYMBOLS.intern(name, _raw(((((name, 1),), 1),)))
         return sym
 
     @property
@@ -212,7 +212,19 @@ _set_free = Dim.__dict__["_free"].__set__
 
 
 def _new(terms: Terms) -> Dim:
-    """A Dim from already canonical terms (at least one non-constant monomial)."""
+    """A Dim from already canonical terms (at least one non-constant monomial); a lone
+    named symbol is its interned Dim (``(n + 1) - 1 is Dim("n")``: identity by object,
+    which a type table keyed by equal shapes would otherwise hand out unequal objects
+    of)."""
+    if len(terms) == 1 and terms[0][1] == 1:
+        mono = terms[0][0]
+        if len(mono) == 1 and mono[0][1] == 1 and isinstance(mono[0][0], str):
+            return Dim(mono[0][0])
+    return _raw(terms)
+
+
+def _raw(terms: Terms) -> Dim:
+    """A new Dim object of ``terms`` (only :class:`Dim` itself makes a named symbol's)."""
     d = object.__new__(Dim)
     _set_terms(d, terms)
     _set_hash(d, None)
