@@ -127,7 +127,8 @@ def steps(blocks: int, runs: int) -> None:
     data = [node.SerializeToString() for node in reader.proto.node]
     reader.read_nodes(data)
     nodes = list(reader.proto.node)
-    recs = [nodecache.NODES[d] for d in data]
+    # (a node typed once is filed as SEEN, not as its record: record() makes it)
+    recs = [nodecache.record(node, d) for node, d in zip(nodes, data, strict=True)]
     entries = [reader.entries[r.op_type, r.domain] for r in recs]
     givens = [tuple(nodememo.read_inputs(reader, r.names)[0]) for r in recs]
     found = [generic.generic_key(reader, e, r.names, g, r.attributes, len(r.wanted))
