@@ -93,8 +93,6 @@ class Plan:
                 f"kt.{self.op} has no parameter {name}; {default}")
 
 
-
-
 _LAYOUT = frozenset({"order", "subok"})
 
 #: NumPy's parameters that change no value of the result, only its memory layout or how

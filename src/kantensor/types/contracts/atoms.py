@@ -229,18 +229,19 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
                 dropped.add(i)
                 break
-    for i, a in enumerate(bounds + products):  # a product whose factors the bounds over
-        # its own sizes bound (a Flatten after two windows: each factor >= 1 where they fit)
-        if i in dropped or not isinstance(a.clause.key[0], Dim) or len(a.clause.symbols()) < 2:
-            continue
+    candidates = bounds + products
+    for i, a in enumerate(candidates):  # a product whose factors the bounds over its own
+        # sizes bound (a Flatten after two windows: each factor >= 1 where they fit)
         names = a.clause.symbols()
+        if i in dropped or not isinstance(a.clause.key[0], Dim) or len(names) < 2:
+            continue
         by = [b.clause for j, b in enumerate(bounds) if j != i and j not in dropped
               and not b.chosen and len(b.clause.symbols()) == 1 and b.clause.symbols() <= names]
         if by and by_factors(a.clause, Facts(by)) is True:
             dropped.add(i)
     if not dropped:
         return atoms
-    gone = {id((bounds + products)[i]) for i in dropped}
+    gone = {id(candidates[i]) for i in dropped}
     return [a for a in atoms if id(a) not in gone]
 
 
