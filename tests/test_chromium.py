@@ -18,6 +18,7 @@ import pytest
 import kantensor as kt
 from chromium import look, page
 from htmltree import Node, parse
+from kantensor.graph.display import SYMBOLIC_COLOR
 from kantensor.graph.picture import COLORS
 
 #: The tags kantensor's displays and Graphviz's SVG write (a tag outside them in
@@ -140,3 +141,97 @@ def test_graph_picture_in_a_page(shots):
         seen[colour] = seen.get(colour, 0) + 1
     assert seen == {COLORS["variable"]: 2, COLORS["apply"]: 1, COLORS["op"]: 1,
                     COLORS["type"]: 2}
+
+
+def head(x, w):
+    """NumPy code that branches on a size: its contract has ``>`` and ``<=``."""
+    return x[:4] @ w if x.shape[0] > 4 else x
+
+
+def displays() -> dict[str, tuple[object, str]]:
+    """The objects a notebook shows, each with the HTML it displays."""
+    batch, seq = kt.dims("batch seq")
+    x = kt.tensor("<x>&y", "float32", (batch, seq, None))
+    cut = x[:, :64]  # float32[batch,min(64,seq),?]
+    z = kt.exp((cut * 2).sum(axis=-1) + 1)  # 4 Apply nodes: the compact picture
+    z.name = "a<=b"
+    try:
+        kt.partition(kt.tensor("p", "float32", (2, 3)), kth=3)
+    except kt.TypeInferenceError as exc:
+        error = exc
+    shown = {"type": cut.type, "input": x, "variable": z, "op": kt.lt, "family": kt.sum,
+             "contract": kt.eval_shape(head, "float32[N,D]", "float32[K,2]").contract,
+             "result": kt.eval_shape(lambda a: np.tanh(a[:64]), "float32[batch,seq]"),
+             "error": error}
+    return {k: (v, v._repr_html_()) for k, v in shown.items()}
+
+
+def codes(section: Node) -> list[str]:
+    return [c.text() for c in section.find_all("code")]
+
+
+def test_rich_displays_in_a_page(shots):
+    """Each display as Chromium reads it: the elements it wrote and no others (every
+    ``<`` and ``&`` of its text escaped), each text as the object's ``str`` says it."""
+    shown = displays()
+    body = "".join(f'<section id="{k}">{html}</section><hr>' for k, (_, html) in shown.items())
+    window = (1000, 1800)
+    seen = look(page(body), shots, "displays", window)
+    root = parse(seen.dom)
+    sections = {k: by_id(root, k) for k in shown}
+    for k, (obj, html) in shown.items():
+        written = parse(html)
+        assert tags(sections[k]) == tags(written), k  # no tag added, dropped or moved
+        assert set(tags(sections[k])) <= HTML_TAGS | SVG_TAGS, k
+        assert sections[k].find_all("b")[0].text() in (type(obj).__name__, "Op",
+                                                        "Op with parameters"), k
+
+    t = shown["type"][0]
+    assert codes(sections["type"])[0] == str(t) == "float32[batch,min(64,seq),?]"
+    highlighted = [s.text() for s in sections["type"].find_all("span")
+                   if "kantensor-symbolic" in s.attrs.get("class", "")]
+    assert highlighted == ["batch", "min(64,seq)", "batch", "min(64,seq)"]  # type, facts
+
+    x = shown["input"][0]
+    assert codes(sections["input"])[0] == str(x) == "<x>&y"
+    assert codes(sections["input"])[1] == str(x.type)
+    z = shown["variable"][0]
+    assert codes(sections["variable"])[0] == str(z) == "a<=b"
+    (svg,) = sections["variable"].find_all("svg")
+    labels = {t.text() for t in svg.find_all("text")}
+    assert {"<x>&y", "a<=b", "getitem", "mul", "sum", "add", "exp"} <= labels, labels
+    assert "min(64,seq)" in labels  # the compact picture's highlighted size, as in str(t)
+
+    for k in ("op", "family"):
+        op = shown[k][0]
+        text = sections[k].text()
+        assert codes(sections[k])[0] == op.facts().call or op.facts().name
+        assert op.facts().doc in text and " ".join(op.facts().signature.split()) in \
+            " ".join(text.split())
+    assert "Elementwise a < b." in sections["op"].text()
+
+    contract = shown["contract"][0]
+    said = str(contract).splitlines()
+    conditions = said[said.index("valid where:") + 1:
+                      next(i for i, s in enumerate(said) if s.startswith("solved:"))]
+    (rows, boxes, sets) = (tab.rows()[1:] for tab in sections["contract"].find_all("table"))
+    assert [" ".join(" ".join(r).split()) for r in rows] == \
+        [" ".join(line.split()) for line in conditions]
+    assert "(N > 4 and D == K) or N <= 4" in {r[0] for r in rows}
+    assert [r[0] for r in boxes] == [str(c).strip() for c in said[
+        len(conditions) + said.index("valid where:") + 2:][:len(boxes)]]
+
+    result = shown["result"][0]
+    assert codes(sections["result"])[0] == str(result.type) == "float32[min(64,batch),seq]"
+    types = [r[3] for r in sections["result"].find_all("table")[0].rows()[1:]]
+    assert types == [str(v.type) for v in (*result.inputs, *result.outputs)]
+
+    error = shown["error"][0]
+    (message,) = sections["error"].find_all("pre")
+    assert message.text() == str(error) and "4 <= 3 is false" in str(error)
+
+    assert seen.size == window
+    pixels = seen.pixels()
+    colour = tuple(int(SYMBOLIC_COLOR[i:i + 2], 16) for i in (1, 3, 5))
+    assert near(pixels, colour, 40).sum() > 200  # the highlighted sizes, in their colour
+    assert (~near(pixels, RGB["white"], 8)).mean() > 0.01
