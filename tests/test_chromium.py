@@ -159,10 +159,18 @@ def displays() -> dict[str, tuple[object, str]]:
         kt.partition(kt.tensor("p", "float32", (2, 3)), kth=3)
     except kt.TypeInferenceError as exc:
         error = exc
+    try:
+        kt.Signature.parse("(n),(m)->(n) where n <= m & 1")
+    except kt.SignatureSyntaxError as exc:
+        syntax = exc
+    v, w = kt.tensor("<v>", "float32", (None, None)), kt.tensor("W&", "float32", (3, 4))
+    out = kt.tanh((v + 1.0) @ w)
     shown = {"type": cut.type, "input": x, "variable": z, "op": kt.lt, "family": kt.sum,
              "contract": kt.eval_shape(head, "float32[N,D]", "float32[K,2]").contract,
              "result": kt.eval_shape(lambda a: np.tanh(a[:64]), "float32[batch,seq]"),
-             "error": error}
+             "error": error, "syntax": syntax, "dim": 2 * seq + 1,
+             "signature": kt.Signature.parse("(n),(m)->(n) where n <= m | (n),(m)->(m)"),
+             "function": kt.function([v, w], out), "refine": kt.refine(out, {v: "float32[5,?]"})}
     return {k: (v, v._repr_html_()) for k, v in shown.items()}
 
 
@@ -175,7 +183,7 @@ def test_rich_displays_in_a_page(shots):
     ``<`` and ``&`` of its text escaped), each text as the object's ``str`` says it."""
     shown = displays()
     body = "".join(f'<section id="{k}">{html}</section><hr>' for k, (_, html) in shown.items())
-    window = (1000, 1800)
+    window = (1000, 2400)
     seen = look(page(body), shots, "displays", window)
     root = parse(seen.dom)
     sections = {k: by_id(root, k) for k in shown}
@@ -183,8 +191,8 @@ def test_rich_displays_in_a_page(shots):
         written = parse(html)
         assert tags(sections[k]) == tags(written), k  # no tag added, dropped or moved
         assert set(tags(sections[k])) <= HTML_TAGS | SVG_TAGS, k
-        assert sections[k].find_all("b")[0].text() in (type(obj).__name__, "Op",
-                                                        "Op with parameters"), k
+        kind = {"op": "Op", "family": "Op with parameters", "refine": "refine"}
+        assert sections[k].find_all("b")[0].text() == kind.get(k, type(obj).__name__), k
 
     t = shown["type"][0]
     assert codes(sections["type"])[0] == str(t) == "float32[batch,min(64,seq),?]"
@@ -226,9 +234,20 @@ def test_rich_displays_in_a_page(shots):
     types = [r[3] for r in sections["result"].find_all("table")[0].rows()[1:]]
     assert types == [str(v.type) for v in (*result.inputs, *result.outputs)]
 
-    error = shown["error"][0]
-    (message,) = sections["error"].find_all("pre")
-    assert message.text() == str(error) and "4 <= 3 is false" in str(error)
+    for k in ("error", "syntax"):
+        (message,) = sections[k].find_all("pre")
+        assert message.text() == str(shown[k][0]), k
+    assert "4 <= 3 is false" in str(shown["error"][0])
+    assert "n <= m & 1" in str(shown["syntax"][0])
+    assert codes(sections["dim"]) == [str(shown["dim"][0])]
+    sig = shown["signature"][0]
+    assert codes(sections["signature"])[0] == str(sig)
+    assert [r[4] for r in sections["signature"].find_all("table")[0].rows()[1:]] == \
+        ["n <= m", "–"]
+    f = shown["function"][0]
+    assert [r[2:] for r in sections["function"].find_all("table")[0].rows()[1:]] == \
+        [[str(v), str(v.type)] for v in (*f.fgraph.inputs, *f.fgraph.outputs)]
+    assert {"<v>", "W&"} <= {r[0] for r in sections["refine"].find_all("table")[0].rows()}
 
     assert seen.size == window
     pixels = seen.pixels()
