@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-jax docs clean dot grammar-tables catalogue-index
+.PHONY: demo test lint bench bench-jax docs clean dot chromium grammar-tables catalogue-index
 
 $(STAMP): pyproject.toml
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: $(PYTHON) not found (set PYTHON=...)"; exit 1; }
@@ -19,7 +19,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks signatures notebooks docs/_ext
 
-test: $(STAMP) lint dot
+test: $(STAMP) lint dot chromium
 	$(BIN)/python -m pytest --durations=25
 
 # The tests render graph pictures (kt.graphviz), which needs Graphviz's `dot`.
@@ -31,6 +31,18 @@ dot:
 	  else \
 	    echo "error: the tests need Graphviz's dot program; install it (Debian/Ubuntu:"; \
 	    echo "  sudo apt-get install graphviz; macOS: brew install graphviz) and rerun"; \
+	    exit 1; \
+	  fi; }
+
+# The tests look at pictures and rich displays in headless Chromium (tests/chromium.py).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Chromium with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
+	  else \
+	    echo "error: the tests need the chromium program (headless); install it (Debian:"; \
+	    echo "  sudo apt-get install chromium; Ubuntu: sudo snap install chromium) and rerun"; \
 	    exit 1; \
 	  fi; }
 

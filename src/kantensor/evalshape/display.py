@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..graph.display import block, code, esc, symbolic, table
+from ..graph.display import block, code, entry_text, esc, symbolic, table
 from ..types.dim import Dim
 from ..types.display import type_inline
 from .located import described
@@ -24,7 +24,7 @@ def shape_result_html(result: Any) -> str:
             for kind, side in (("input", result.inputs), ("output", result.outputs))
             for i, v in enumerate(side)]
     variables = (*result.inputs, *result.outputs)
-    symbols = dict.fromkeys(str(d) for v in variables for d in v.type.shape
+    symbols = dict.fromkeys(entry_text(d) for v in variables for d in v.type.shape
                             if isinstance(d, Dim))
     n = len(result.graph.toposort())
     facts = esc(f"{n} Apply node{'s' * (n != 1)} traced")

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .basic import Apply, Constant, Variable
-from .display import SYMBOLIC_COLOR, UNKNOWN_COLOR, value_text
+from .display import SYMBOLIC_COLOR, UNKNOWN_COLOR, entry_text, value_text
 from .picture import COLORS, new_picture
 from .walk import toposort
 
@@ -51,7 +51,7 @@ def type_label(t: Any) -> str:
         elif isinstance(s, int):
             sizes.append(str(s))
         else:  # a symbolic size: a name or an expression of names
-            sizes.append(f'<font color="{SYMBOLIC_COLOR}"><b>{esc(s)}</b></font>')
+            sizes.append(f'<font color="{SYMBOLIC_COLOR}"><b>{esc(entry_text(s))}</b></font>')
     # Graphviz misplaces a bare "]" after a <font> element; its character reference not
     return f"{esc(dtype)}[{','.join(sizes)}&#93;"
 

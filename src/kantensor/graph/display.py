@@ -26,6 +26,13 @@ SYMBOLIC_STYLE = f"color:{SYMBOLIC_COLOR};font-weight:bold"
 UNKNOWN_STYLE = "color:#888"
 
 
+def entry_text(entry: object) -> str:
+    """One entry of a type's shape as the type's text says it (``float32[n,min(64,seq)]``):
+    ``?`` for an unknown size, a size without spaces. The displays and pictures show a
+    type's sizes with it, so what a user reads is the type's ``str``."""
+    return "?" if entry is None else str(entry).replace(" ", "")
+
+
 def value_text(value: object) -> str:
     """A parameter's value as its user would write it: a tuple of its entries, a size
     by its name or expression (``2*n``, not ``Dim<2*n>``), a string quoted; a value of a

@@ -26,11 +26,12 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.display import entry_text
 from ..graph.type import Type
 from .dim import Dim
 from .dtypes import normalize_dtype
 from .limits import MAX_NDIM
-from .type import ShapeEntry, TensorType, _entry_str
+from .type import ShapeEntry, TensorType
 
 __all__ = ["OptionalType", "SequenceType", "join_shapes"]
 
@@ -126,10 +127,10 @@ class SequenceType(Type):
             return f"seq({', '.join(map(str, self.elements))})" if self.elements else \
                 f"seq({self.dtype}[...], length=0)"
         inner = f"{self.dtype}[...]" if self.shape is None else \
-            f"{self.dtype}[{','.join(map(_entry_str, self.shape))}]"
+            f"{self.dtype}[{','.join(map(entry_text, self.shape))}]"
         if self.length is None:
             return f"seq({inner})"
-        return f"seq({inner}, length={_entry_str(self.length)})"
+        return f"seq({inner}, length={entry_text(self.length)})"
 
     def __repr__(self) -> str:
         return f"SequenceType({self})"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..graph.basic import Variable
 from ..graph.compact import compact
-from ..graph.display import UNKNOWN_STYLE, block, code, esc, pre, symbolic
+from ..graph.display import UNKNOWN_STYLE, block, code, entry_text, esc, pre, symbolic
 from ..graph.picture import digraph
 from ..graph.walk import toposort
 from .dim import Dim
@@ -22,11 +22,12 @@ PICTURE_MAX_NODES = 60
 
 
 def size_html(entry: Any) -> str:
-    """One shape entry: an int, ``?`` (unknown, grey) or a symbolic size (highlighted)."""
+    """One shape entry: an int, ``?`` (unknown, grey) or a symbolic size (highlighted),
+    each as the type's text says it."""
     if entry is None:
         return f'<span style="{UNKNOWN_STYLE}" title="unknown size">?</span>'
     if isinstance(entry, Dim):
-        return symbolic(entry)
+        return symbolic(entry_text(entry))
     return esc(entry)
 
 
@@ -53,7 +54,7 @@ def value_inline(value: Any) -> str:
 
 def tensor_type_html(t: Any) -> str:
     """A TensorType: its compact notation, dtype, rank and symbolic sizes."""
-    symbols = list(dict.fromkeys(str(d) for d in t.shape if isinstance(d, Dim)))
+    symbols = list(dict.fromkeys(entry_text(d) for d in t.shape if isinstance(d, Dim)))
     facts = f"dtype {code(t.dtype)}, {t.ndim} dim{'s' * (t.ndim != 1)}"
     if symbols:
         facts += ", symbolic sizes " + ", ".join(
@@ -80,5 +81,5 @@ def graph_svg(var: Variable) -> str:
 
 def variable_html(var: Variable) -> str:
     """A TensorVariable: its name, type and a picture of its graph."""
-    name = esc(var) if var.name is not None or var.owner is not None else "input"
+    name = str(var) if var.name is not None or var.owner is not None else "input"
     return block("TensorVariable", f"{code(name)} : {type_inline(var.type)}", graph_svg(var))

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..graph.display import entry_text
 from ..graph.type import Type
 from ..syntax.ast import evaluate, near_dtype
 from ..syntax.errors import SignatureSyntaxError
@@ -42,10 +43,6 @@ def _check_entry(entry: Any, axis: int) -> ShapeEntry:
     raise ValueError(
         f"shape entry {axis} must be an int >= 0, None or a Dim, got {entry!r}"
     )
-
-
-def _entry_str(entry: ShapeEntry) -> str:
-    return "?" if entry is None else str(entry).replace(" ", "")
 
 
 def _bind_plain_dims(left: tuple, right: tuple) -> dict[str, int]:
@@ -180,11 +177,11 @@ class TensorType(Type):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        return f"TensorType({self.dtype}, ({', '.join(map(_entry_str, self.shape))}"\
+        return f"TensorType({self.dtype}, ({', '.join(map(entry_text, self.shape))}"\
                f"{',' if self.ndim == 1 else ''}))"
 
     def __str__(self) -> str:
-        return f"{self.dtype}[{','.join(map(_entry_str, self.shape))}]"
+        return f"{self.dtype}[{','.join(map(entry_text, self.shape))}]"
 
     def _repr_html_(self) -> str:
         return tensor_type_html(self)
