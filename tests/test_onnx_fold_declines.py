@@ -16,7 +16,7 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
-from kantensor.onnx.tensor.elementwise import cast
+from kantensor.onnx.tensor.cast import cast
 from kantensor.onnx.values import DECLINED, Undecided, computed
 from kantensor.types.dim import Dim
 from kantensor.types.type import TensorType
