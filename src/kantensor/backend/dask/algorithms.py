@@ -276,11 +276,19 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     """tril/triu: Dask's, block by block, on 2-d and more; a vector (which NumPy makes
     a matrix of) by the Op's blockwise."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = values[0]
-        if x.ndim < 2:
+        x, k = values[0], call.size_params("k")
+        if x.ndim < 2 or k is None:
             return blockwise(call, values)
-        return [typed(call, fn(x, k=call.params.get("k", 0)))]
+        return [typed(call, fn(x, k=k[0] or 0))]
     return lower
+
+
+def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.roll`` by the shift (sizes among it read from the size inputs)."""
+    shift = call.size_params("shift")
+    if shift is None:
+        return blockwise(call, values)
+    return [typed(call, da.roll(values[0], shift[0], axis=call.params.get("axis")))]
 
 
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -345,8 +353,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
     "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
                unknown=except_along("axis", None), numpy=_all_empty),
-    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)",
-               numpy=_all_empty),
+    "roll": _A(_roll, "dask.array.roll (slices joined)", numpy=_first_empty),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
     "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
