@@ -1,7 +1,8 @@
 """Sizes as NumPy's offsets, shifts and positions: ``np.tril``/``np.triu`` with a
 diagonal ``k`` that is a size (of either sign), ``np.eye(n, m, k)`` by sizes,
 ``np.roll`` by a size, ``np.partition`` at a ``kth`` made of sizes, ``x.std(ddof=n)``,
-``x.item(i)`` at a size, a list index holding sizes (``x[[len(y) - 1, 0]]``), judged by
+``x.item(i)`` at a size (and at one position per axis), a list index holding sizes
+(``x[[len(y) - 1, 0]]``, ``np.take(x, [n, 0])``), judged by
 NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds
 NumPy runs and gives its shape and dtype and the graph computes NumPy's values (with
 the NumPy backend and with Dask's), where it does not NumPy raises."""
@@ -40,6 +41,18 @@ PROGRAMS = {
     "std with a size ddof": (lambda x: x.std(ddof=x.shape[0] - 1), ["float64[A,B]"]),
     "var by axis": (lambda x: np.var(x, axis=0, ddof=x.shape[1]), ["float32[A,B]"]),
     "var with an int ddof past n": (lambda x: np.var(x, axis=0, ddof=3), ["float64[A,B]"]),
+    "item at a size": (lambda x: x.item(x.shape[0] - 1), ["float64[A,B]"]),
+    "item from the end": (lambda x: x.item(-x.shape[1]), ["float64[A,B]"]),
+    "item per axis": (lambda x, y: x.item(len(y) - 1, -1), ["float64[A,B]", "int8[C]"]),
+    "item of a tuple": (lambda x: x.item((0, x.shape[0] - 2)), ["float64[A,B]"]),
+    "item of an int": (lambda x: x.item(3), ["float64[A,B]"]),
+    "a list index of sizes": (lambda x: x[[len(x) - 1, 0]], ["float64[A,B]"]),
+    "a list index of another's size": (lambda x, y: x[:, [len(y) - 3, 1]],
+                                       ["int8[A,B]", "float32[C]"]),
+    "two list indices": (lambda x: x[[x.shape[0] - 1] * 2, [0, x.shape[1] - 1]],
+                         ["float64[A,B]"]),
+    "a nested list index": (lambda x: x[[[0, len(x) - 2]]], ["int64[A]"]),
+    "take of a list of sizes": (lambda x: np.take(x, [x.shape[1], 0]), ["float32[A,B]"]),
 }
 
 
@@ -63,8 +76,9 @@ def _judged(fn, types):
     result = kt.eval_shape(fn, *types)
     names = sorted({d.name for t in types for d in kt.TensorType.parse(t).shape
                     if isinstance(d, kt.Dim)})
-    compiled = {b: kt.function(list(result.inputs), list(result.outputs), backend=b)
-                for b in ("numpy", "dask")}
+    compiled = {"numpy": kt.function(list(result.inputs), list(result.outputs)),
+                "dask": kt.function(list(result.inputs), list(result.outputs),
+                                    backend="dask", allow_rechunk=True)}
     ran = 0
     for values in itertools.product(BOX, repeat=len(names)):
         sizes = dict(zip(names, values, strict=True))

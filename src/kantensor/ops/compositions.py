@@ -29,6 +29,7 @@ from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
+from .itemat import item_at
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
 
@@ -398,6 +399,8 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
             return _taken(a, indices, axis)
         values = listed_index(indices) if isinstance(indices, list | tuple | range) else \
             np.asarray(indices)
+        if isinstance(values, Variable):  # a list of sizes: the tensor of their numbers
+            return _taken(a, values, axis)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
             values = values.astype(np.intp)
         if values.dtype.kind not in "iu" or not isinstance(a, Variable):
@@ -457,7 +460,8 @@ def register(ops: dict[str, Any]) -> None:
     index (:func:`_known_take`), ``np.take_along_axis`` check them
     (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
     ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
-    ``np.clip`` leave out a bound and ``np.pad`` pick the Op of its mode (``ops``: the
+    ``np.clip`` leave out a bound, ``x.item`` take positions and ``np.pad`` pick the Op of
+    its mode (``ops``: the
     catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
@@ -474,4 +478,5 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
+    register_method("item", item_at(METHODS["item"]))
     register_numpy(np.pad, padded(ops["pad"], ops["pad_edges"], ops["full"]))
