@@ -75,6 +75,7 @@ from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem, index, take_along
+from .positions import counted, position_row
 from .selecting import lexsort
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
@@ -257,17 +258,24 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _permuted(v)
     if impl in _POSITIONS:
         return _positioned(v, ins[0], dict(op.params).get("axis"))
+    if impl is getitem:  # a row of the stacked positions a mask picks (np.nonzero's)
+        row = position_row(ins[0], dict(op.params).get("index", ()),
+                           lambda x: _range(x, depth, memo), _picked)
+        if row is not None:
+            return row
     if impl in _SAME_VALUES:
         return _range(ins[0], depth, memo)
+    if impl is np.cumsum:
+        return counted(ins[0], dict(op.params).get("axis"), lambda x: _range(x, depth, memo))
     if impl in _PICKING and dict(op.params).get("initial") is None:
         return _picked(v, lambda: _range(ins[0], depth, memo))
     if impl is np.where and len(ins) == 3:  # some of x's, some of y's
         return _picked(v, lambda: _joined([_range(x, depth, memo) for x in ins[1:]]))
     if impl in _UNION:
         return _joined([_range(x, depth, memo) for x in ins])
-    if impl is ones:
+    if impl is ones or impl is np.ones_like:
         return (1, 1)
-    if impl is zeros:
+    if impl is zeros or impl is np.zeros_like:
         return (0, 0)
     if impl is full:
         return _range(ins[0], depth, memo)
