@@ -2,7 +2,8 @@
 diagonal ``k`` that is a size (of either sign), ``np.eye(n, m, k)`` by sizes,
 ``np.roll`` by a size, ``np.partition`` at a ``kth`` made of sizes, ``x.std(ddof=n)``,
 ``x.item(i)`` at a size (and at one position per axis), a list index holding sizes
-(``x[[len(y) - 1, 0]]``, ``np.take(x, [n, 0])``), judged by
+(``x[[len(y) - 1, 0]]``, ``np.take(x, [n, 0])``), ``np.take`` with ``mode='clip'`` or
+``'wrap'``, judged by
 NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds
 NumPy runs and gives its shape and dtype and the graph computes NumPy's values (with
 the NumPy backend and with Dask's), where it does not NumPy raises."""
@@ -53,6 +54,17 @@ PROGRAMS = {
                          ["float64[A,B]"]),
     "a nested list index": (lambda x: x[[[0, len(x) - 2]]], ["int64[A]"]),
     "take of a list of sizes": (lambda x: np.take(x, [x.shape[1], 0]), ["float32[A,B]"]),
+    "take clipped": (lambda x: np.take(x, [0, 5], mode="clip"), ["float64[A,B]"]),
+    # (NumPy skips its check where the other axes are empty, which the index does not:
+    # refused there, docs/numpy.rst; and its wrap of an empty axis does not return)
+    "take wrapped on an axis": (lambda x: np.take(x, [0, 5, -7], axis=1, mode="wrap"),
+                                ["int8[2,B]"]),
+    "take clipped at sizes": (lambda x, y: x.take([-1, len(y)], axis=0, mode="clip"),
+                              ["float32[A,3]", "int8[B]"]),
+    "take wrapped by data": (lambda x, i: np.take(x, i, axis=0, mode="wrap"),
+                             ["float64[3,A]", "int64[C]"]),
+    "take clipped by data": (lambda x, i: np.take(x, i * 3 - 4, mode="clip"),
+                             ["float64[A]", "int32[B,C]"]),
 }
 
 

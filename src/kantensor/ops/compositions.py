@@ -32,6 +32,7 @@ from .families.values import made_of_sizes
 from .itemat import item_at
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
+from .takemodes import moded
 
 
 def _tensor(x: Any) -> Any:
@@ -385,15 +386,17 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         except TypeError:
             return op(*args, **kwargs)
         a, indices = bound.arguments["a"], bound.arguments["indices"]
-        axis = bound.arguments.get("axis")
+        axis, mode = bound.arguments.get("axis"), bound.arguments.get("mode", "raise")
+        if mode in ("clip", "wrap") and isinstance(a, Variable) and \
+                bound.arguments.get("out") is None:  # NumPy's definition (takemodes)
+            return _taken(a, moded(a, indices, axis, mode), axis)
         known = isinstance(indices, int | Dim | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
             known = (ref.bounds is not None or ref.counting or ref.reach is not None or
                      ref.along is not None or
                      is_integer(indices.type.dtype) and made_of_sizes(indices))
-        if not known or bound.arguments.get("out") is not None or \
-                bound.arguments.get("mode", "raise") != "raise":
+        if not known or bound.arguments.get("out") is not None or mode != "raise":
             return op(*args, **kwargs)
         if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
             return _taken(a, indices, axis)

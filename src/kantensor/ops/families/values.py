@@ -438,6 +438,9 @@ def _computed(impl: Any, ranges: list[Range]) -> Range:
                 return ends if k >= 0 else (ends[1], ends[0])
         return _UNKNOWN
     k = _constant(b)
+    if impl is np.remainder and k is None and b[0] == b[1] and isinstance(b[0], Dim) and \
+            _at_least(b[0], 0):  # by a size d (np.take's mode='wrap'): 0 .. d - 1, any a
+        return 0, dim_max(b[0] - 1, 0)
     if k is None or k == 0:
         return _UNKNOWN
     if impl is np.floor_divide:  # monotone (decreasing for k < 0)
