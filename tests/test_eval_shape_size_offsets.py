@@ -3,7 +3,7 @@ diagonal ``k`` that is a size (of either sign), ``np.eye(n, m, k)`` by sizes,
 ``np.roll`` by a size, ``np.partition`` at a ``kth`` made of sizes, ``x.std(ddof=n)``,
 ``x.item(i)`` at a size (and at one position per axis), a list index holding sizes
 (``x[[len(y) - 1, 0]]``, ``np.take(x, [n, 0])``), ``np.take`` with ``mode='clip'`` or
-``'wrap'``, judged by
+``'wrap'``, ``np.sum``/``np.prod`` with ``where=``, judged by
 NumPy at every assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds
 NumPy runs and gives its shape and dtype and the graph computes NumPy's values (with
 the NumPy backend and with Dask's), where it does not NumPy raises."""
@@ -65,6 +65,17 @@ PROGRAMS = {
                              ["float64[3,A]", "int64[C]"]),
     "take clipped by data": (lambda x, i: np.take(x, i * 3 - 4, mode="clip"),
                              ["float64[A]", "int32[B,C]"]),
+    "a sum where a mask": (lambda x: x.sum(where=x > 2), ["float64[A,B]"]),
+    "a sum by axis where a row": (lambda x, m: np.sum(x, axis=0, where=m),
+                                  ["int8[A,B]", "bool[B]"]),
+    "a prod where a list": (lambda x: np.prod(x % 3 + 1, axis=1, keepdims=True,
+                                              where=[True, False, True]),
+                            ["int32[A,3]"]),
+    "a bool sum where": (lambda x, m: np.sum(x > 3, where=m[:, None]),
+                         ["float32[A,B]", "bool[A]"]),
+    "a prod method where": (lambda x: x.prod(0, where=x > 1), ["float64[A,B]"]),
+    "broadcast to another's shape": (lambda x, m: np.broadcast_to(m, x.shape) * 1,
+                                     ["float32[A,B]", "bool[B]"]),
 }
 
 

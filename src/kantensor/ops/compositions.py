@@ -30,6 +30,7 @@ from .counted import nonzero
 from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
 from .itemat import item_at
+from .masked import masked
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
 from .takemodes import moded
@@ -463,8 +464,8 @@ def register(ops: dict[str, Any]) -> None:
     index (:func:`_known_take`), ``np.take_along_axis`` check them
     (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
     ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
-    ``np.clip`` leave out a bound, ``x.item`` take positions and ``np.pad`` pick the Op of
-    its mode (``ops``: the
+    ``np.clip`` leave out a bound, ``x.item`` take positions, ``np.sum``/``np.prod``
+    take ``where=`` and ``np.pad`` pick the Op of its mode (``ops``: the
     catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
@@ -482,4 +483,7 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
     register_method("item", item_at(METHODS["item"]))
+    for fn, identity in ((np.sum, np.zeros_like), (np.prod, np.ones_like)):
+        register_numpy(fn, masked(NUMPY_OPS[fn], identity, fn))
+        register_method(fn.__name__, masked(METHODS[fn.__name__], identity))
     register_numpy(np.pad, padded(ops["pad"], ops["pad_edges"], ops["full"]))

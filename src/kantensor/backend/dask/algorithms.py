@@ -283,6 +283,17 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     return lower
 
 
+def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.broadcast_to`` the output type's shape (the call's sizes bound): a
+    shape holding sizes (``np.broadcast_to(m, x.shape)``) has size inputs after the
+    tensor, which Dask's function must not see; the Op's blockwise where one is
+    unknown."""
+    shape = call.out_types[0].shape
+    if None in shape:
+        return blockwise(call, values)
+    return [typed(call, da.broadcast_to(values[0], shape))]
+
+
 def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
     """``dask.array.roll`` by the shift (sizes among it read from the size inputs)."""
     shift = call.size_params("shift")
@@ -360,7 +371,7 @@ ALGORITHMS: dict[str, Algorithm] = {
                numpy=_all_empty),
     "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads,
               numpy=_all_empty),
-    "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
+    "broadcast_to": _A(_broadcast_to,
                        "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
     "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
