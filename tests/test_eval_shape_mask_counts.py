@@ -97,3 +97,24 @@ def test_positions_of_a_mask_index_other_axes_for_every_data(fn):
             assert len(outcomes) > 1, sizes  # undecided only where the data decide
             continue
         assert outcomes == {held}, sizes
+
+
+@pytest.mark.parametrize("fn", [
+    lambda x: np.ones_like(x)[np.argmin(np.ones_like(x, dtype=np.int8), axis=1)],
+    lambda x: x[np.argmax(np.zeros_like(x), axis=1)[::-1]],
+], ids=["argmin of ones_like", "argmax of zeros_like"])
+def test_positions_in_values_of_no_data_are_not_read_for_every_data(fn):
+    """``np.ones_like(x)`` has no data (its values are 1 at every size): the positions of
+    its least element are the sizes' (all 0), not any of ``0 .. B - 1`` for some data;
+    main refused x[argmin(ones_like)] at B >= 2 where NumPy runs on any data (npprograms
+    seed 55 #109). Never refused where NumPy runs; held only where it runs."""
+    types = ["float64[A,B]"]
+    result = kt.eval_shape(fn, *types)
+    for a, b in itertools.product(BOX, repeat=2):
+        sizes = {"A": a, "B": b}
+        outcomes = {_runs(fn, types, sizes, make) for make in DATA}
+        try:
+            held = result.holds(sizes)
+        except ValueError:
+            continue  # (the sizes decide it in a way not read: said so)
+        assert outcomes == {held}, sizes

@@ -206,7 +206,8 @@ def made_of_sizes(v: Variable) -> bool:
     Where :func:`value_range` does not read such values, they are still the sizes' to
     decide: ``eval_shape`` assumes them in bounds, on an unknown it names.
     (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
-    them: an assumption on an unknown, never a wrong answer.)"""
+    them: an assumption on an unknown, never a wrong answer; ``ones_like``/``zeros_like``
+    of data read its shape only.)"""
     seen, todo = set(), [v]
     while todo:
         x = todo.pop()
@@ -218,9 +219,14 @@ def made_of_sizes(v: Variable) -> bool:
         impl = getattr(x.owner.op, "impl", None)
         if impl is random:  # (samples are data, though they take no data input)
             return False
-        if impl is not axis_length:
+        if impl not in _SHAPE_ONLY:
             todo.extend(x.owner.inputs)
     return True
+
+
+#: Ops whose values read only the shape of their input: ``shape_of``'s length,
+#: ``ones_like``/``zeros_like`` (``np.empty_like``'s too) of data are no data.
+_SHAPE_ONLY = frozenset({axis_length, np.ones_like, np.zeros_like})
 
 
 def _range(v: Any, depth: int, memo: dict) -> Range:
