@@ -60,3 +60,23 @@ def test_the_briefs_two_slices_hold_where_python_runs():
     second = kt.eval_shape(lambda x, y: x[: x.shape[0] % (y.shape[0] - x.shape[0])],
                            "float32[N]", "float32[K]")
     assert second.holds({"N": 3, "K": 1})  # x[:3 % -2] is x[:-1]
+
+
+@pytest.mark.parametrize(("fn", "fails_at", "says"), [
+    (lambda x: x[-x.shape[1]:], {"n": 3, "m": 0}, "counts from the start"),
+    (lambda x: x[:x.shape[0] - 5], {"n": 3, "m": 2}, "counts from the end"),
+], ids=["x[-m:]", "x[:n - 5]"])
+def test_a_sign_choice_is_said_in_the_users_terms(fn, fails_at, says):
+    """The assumption of a bound's sign reading says what NumPy computes where it fails
+    (judged by NumPy there: another length than the type's), over the user's sizes and
+    tensors: not the relation's own text (``0-(0-s0) >= 1``) nor the inputs that carry
+    the sizes (``bool[m] = SizeOp()``)."""
+    result = kt.eval_shape(fn, "float64[n,m]")
+    (chosen,) = result.assumptions
+    assert not chosen.holds(fails_at)
+    typed = tuple(substitute(d, fails_at) for d in result.type.shape)
+    ran = fn(np.zeros((fails_at["n"], fails_at["m"]))).shape
+    assert ran != typed  # NumPy computes another length there
+    text = repr(result)
+    assert says in text and "NumPy computes another length" in text, text
+    assert not any(w in text for w in ("s0", "SizeOp", "operand 1")), text

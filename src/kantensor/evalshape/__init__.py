@@ -24,7 +24,8 @@ from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
-from ..types.conditions import Clause, is_choice
+from ..types.conditions import Clause, Condition, is_choice
+from ..types.dim import unknown
 from ..types.facts import Facts
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType
@@ -32,6 +33,7 @@ from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_
 from .branches import BranchError, Path, explore
 from .code import own_package
 from .conflicts import choice_refuted, conflict, contradicted, contradicting, refused_build
+from .counts import count_bounds
 from .located import (
     Locator,
     Site,
@@ -199,13 +201,19 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     return ShapeResult(out_types[0] if single else out_types, inputs, outputs, graph,
                        conditions=tuple(path.taken),
                        assumptions=found,
-                       sites=trace.sites, notes=trace.notes)
+                       sites=trace.sites, notes=trace.notes,
+                       counts=count_bounds(trace.sites))
 
 
 def _found(trace: Trace, path: Path, given: Facts) -> tuple[Clause, ...]:
-    """What the code traced so far needs of the sizes, as the result reports it."""
+    """What the code traced so far needs of the sizes, as the result reports it: less
+    what the facts imply with the bounds of the masks' counts (``count <= n``: a need
+    that holds at every count a mask can select is none)."""
     needs = renamed(assumptions(trace.sites, trace.names), same_axes(trace.sites))
-    return unimplied(assumed(needs, path.facts, given), path.facts)
+    counts = count_bounds(trace.sites)
+    facts = path.facts.with_(*(Condition(unknown(k), "<=", b) for k, b in counts.items())
+                             ) if counts else path.facts
+    return unimplied(assumed(needs, facts, given), facts)
 
 
 def _never(fn: Any, found: tuple[Clause, ...]) -> TypeInferenceError | None:

@@ -253,8 +253,10 @@ def at_site(clause: Clause, node: Apply, site: Site | None,
     source = clause.source or Source()
     if source.location:
         return clause
-    detail = "; ".join(filter(None, (source.detail,
-                                     _operand_axes(clause, node, sites, names))))
+    said = source.detail
+    if source.otherwise:  # a choice: its relation's text (over s0, s1, ...) says less
+        said = f"the build's choice: where it fails, NumPy computes {source.otherwise}"
+    detail = "; ".join(filter(None, (said, _operand_axes(clause, node, sites, names))))
     moved = placed(clause, node, sites) if site is not None else None
     if moved is not None:
         at = sites[moved.node]
@@ -284,9 +286,12 @@ def _operand_axes(clause: Clause, node: Apply, sites: dict[Apply, Site | None],
     wanted = compared(clause)
     axes, used = [], {}
     for size in wanted:
-        hits = [(i, a) for i, v in enumerate(node.inputs) if isinstance(v, Variable)
+        hits = [(i, a) for i, v in enumerate(node.inputs) if _made(v) or v.owner is None
                 for a, d in enumerate(getattr(v.type, "shape", None) or ())
                 if isinstance(d, Dim) and same(d, size)]
+        if not hits and getattr(size, "name", None) is not None and any(
+                not _made(v) and v.owner is not None for v in node.inputs):
+            axes.append(f"{size} is a size the call was given")  # (a SizeOp's length)
         if hits:
             axes.append(f"{size} is " + " and ".join(
                 f"axis {a} of {names.get(node.inputs[i]) or f'operand {i}'}"

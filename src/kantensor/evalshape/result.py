@@ -23,6 +23,7 @@ from ..ops.contracts import contract, contract_of
 from ..types.conditions import AnyOf, Clause, Condition, negate
 from ..types.contracts import Contract
 from ..types.type import TensorType
+from .counts import decided
 from .display import shape_result_html
 from .located import Site, described, why
 
@@ -65,6 +66,8 @@ class ShapeResult:
     assumptions: tuple[Clause, ...] = ()
     sites: dict[Apply, Site | None] = field(default_factory=dict, repr=False, compare=False)
     notes: dict[Any, str] = field(default_factory=dict, repr=False, compare=False)
+    #: The masks' counts and their bounds (:mod:`.counts`): what holds decides with.
+    counts: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def contract(self) -> Contract:
@@ -115,12 +118,12 @@ class ShapeResult:
         """Whether the sizes ``sizes`` (by name) meet every assumption, and those of the
         case they fall in (a size the result does not name: ValueError; an assumption on
         a size no input decides, a data-dependent count: ValueError saying so)."""
-        if not all(_holds(a, sizes) for a in self.assumptions):
+        if not all(_holds(a, sizes, self.counts) for a in self.assumptions):
             return False
         if not self.cases:
             return True
-        case = next((c for c in self.cases if all(_holds(x, sizes) for x in c.conditions)),
-                    None)
+        case = next((c for c in self.cases
+                     if all(_holds(x, sizes, c.counts) for x in c.conditions)), None)
         return case is not None and case.holds(sizes)
 
     def _repr_html_(self) -> str:
@@ -159,12 +162,14 @@ class ShapeResult:
             [f"case {k}: {case.why(output, axis)}" for k, case in enumerate(self.cases)]
 
 
-def _holds(c: Clause, sizes: dict[Any, int]) -> bool:
+def _holds(c: Clause, sizes: dict[Any, int], counts: dict[Any, Any] | None = None) -> bool:
     """``c`` at ``sizes``; False where it divides by a size that is 0 there (as a
-    contract takes it: ``1 % (A - 1) == 0`` at A = 1). A ValueError that says why where
-    ``c`` names a size no input has (a count the data decides, ``x[x > 0]``'s, or the
-    values of an index made of sizes that kantensor does not read: :mod:`.indexvalues`):
-    no input sizes decide it, so holds cannot answer True or False."""
+    contract takes it: ``1 % (A - 1) == 0`` at A = 1). Where ``c`` names a size no input
+    has: a count the data decide (``x[x > 0]``'s) is between 0 and its bound
+    (``counts``, :mod:`.counts`), and where every count there answers ``c`` alike, that
+    is the answer; else (or for the values of an index made of sizes that kantensor
+    does not read: :mod:`.indexvalues`) no input sizes decide it, and a ValueError says
+    why holds cannot answer True or False."""
     try:
         return c.holds(sizes)
     except ZeroDivisionError:
@@ -173,6 +178,9 @@ def _holds(c: Clause, sizes: dict[Any, int]) -> bool:
         unknowns = sorted(str(s) for s in c.symbols() if not isinstance(s, str))
         if not unknowns:
             raise
+        answer = decided(c, sizes, counts or {})
+        if answer is not None:
+            return answer
         raise ValueError(
             f"holds cannot say whether the sizes meet {c}: it names "
             f"{', '.join(unknowns)}, which no input's size decides (a size the data "
@@ -213,7 +221,8 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
     common += [AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
                else negate(r.conditions) for r in refused if r.conditions]
     return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
-                       assumptions=tuple(common))
+                       assumptions=tuple(common),
+                       counts={k: b for c in cases for k, b in c.counts.items()})
 
 
 def _join(ts: list[TensorType]) -> TensorType | None:

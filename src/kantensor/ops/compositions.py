@@ -29,8 +29,11 @@ from .clipping import clipped
 from .counted import nonzero
 from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
+from .itemat import item_at
+from .masked import masked
 from .pads import padded
 from .params import ArrayRef, AxisError, normalize_axis
+from .takemodes import moded
 
 
 def _tensor(x: Any) -> Any:
@@ -384,20 +387,24 @@ def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
         except TypeError:
             return op(*args, **kwargs)
         a, indices = bound.arguments["a"], bound.arguments["indices"]
-        axis = bound.arguments.get("axis")
+        axis, mode = bound.arguments.get("axis"), bound.arguments.get("mode", "raise")
+        if mode in ("clip", "wrap") and isinstance(a, Variable) and \
+                bound.arguments.get("out") is None:  # NumPy's definition (takemodes)
+            return _taken(a, moded(a, indices, axis, mode), axis)
         known = isinstance(indices, int | Dim | list | tuple | range | np.ndarray | np.integer)
         if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
             ref = array_ref(0, indices)
             known = (ref.bounds is not None or ref.counting or ref.reach is not None or
                      ref.along is not None or
                      is_integer(indices.type.dtype) and made_of_sizes(indices))
-        if not known or bound.arguments.get("out") is not None or \
-                bound.arguments.get("mode", "raise") != "raise":
+        if not known or bound.arguments.get("out") is not None or mode != "raise":
             return op(*args, **kwargs)
         if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
             return _taken(a, indices, axis)
         values = listed_index(indices) if isinstance(indices, list | tuple | range) else \
             np.asarray(indices)
+        if isinstance(values, Variable):  # a list of sizes: the tensor of their numbers
+            return _taken(a, values, axis)
         if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
             values = values.astype(np.intp)
         if values.dtype.kind not in "iu" or not isinstance(a, Variable):
@@ -457,7 +464,8 @@ def register(ops: dict[str, Any]) -> None:
     index (:func:`_known_take`), ``np.take_along_axis`` check them
     (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
     ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
-    ``np.clip`` leave out a bound and ``np.pad`` pick the Op of its mode (``ops``: the
+    ``np.clip`` leave out a bound, ``x.item`` take positions, ``np.sum``/``np.prod``
+    take ``where=`` and ``np.pad`` pick the Op of its mode (``ops``: the
     catalogue's Ops by name)."""
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
@@ -474,4 +482,8 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.lexsort, _lexsorted(NUMPY_OPS[np.lexsort]))
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
+    register_method("item", item_at(METHODS["item"]))
+    for fn, identity in ((np.sum, np.zeros_like), (np.prod, np.ones_like)):
+        register_numpy(fn, masked(NUMPY_OPS[fn], identity, fn))
+        register_method(fn.__name__, masked(METHODS[fn.__name__], identity))
     register_numpy(np.pad, padded(ops["pad"], ops["pad_edges"], ops["full"]))

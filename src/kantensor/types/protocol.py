@@ -126,9 +126,13 @@ def _unsupported(fn: Any, what: str = "") -> TypeError:
                      f"it{hint}")
 
 
-def _check_kwargs(name: str, kwargs: dict[str, Any]) -> dict[str, Any]:
+def _check_kwargs(name: str, kwargs: dict[str, Any], taken: tuple[str, ...] = ()
+                  ) -> dict[str, Any]:
+    """``kwargs`` less ``out=`` and ``where=`` at their defaults; TypeError at another
+    value, unless the function takes it (``taken``: a composition's ``takes``, such as
+    ``np.sum``'s ``where=``, ops/masked.py)."""
     for key, default in _OUT_OF_GRAPH.items():
-        if key in kwargs:
+        if key in kwargs and key not in taken:
             value = kwargs.pop(key)
             ufunc_default = key == "out" and isinstance(value, tuple) \
                 and all(v is None for v in value)
@@ -221,5 +225,5 @@ def array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) 
         args, kwargs = steps.arguments(args, kwargs)
     kwargs = dict(kwargs)
     out = _traced_out(kwargs)
-    result = op(*args, **_check_kwargs(name, kwargs))
+    result = op(*args, **_check_kwargs(name, kwargs, getattr(op, "takes", ())))
     return result if out is None else _write(out, result)

@@ -276,11 +276,30 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
     """tril/triu: Dask's, block by block, on 2-d and more; a vector (which NumPy makes
     a matrix of) by the Op's blockwise."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
-        x = values[0]
-        if x.ndim < 2:
+        x, k = values[0], call.size_params("k")
+        if x.ndim < 2 or k is None:
             return blockwise(call, values)
-        return [typed(call, fn(x, k=call.params.get("k", 0)))]
+        return [typed(call, fn(x, k=k[0] or 0))]
     return lower
+
+
+def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.broadcast_to`` the output type's shape (the call's sizes bound): a
+    shape holding sizes (``np.broadcast_to(m, x.shape)``) has size inputs after the
+    tensor, which Dask's function must not see; the Op's blockwise where one is
+    unknown."""
+    shape = call.out_types[0].shape
+    if None in shape:
+        return blockwise(call, values)
+    return [typed(call, da.broadcast_to(values[0], shape))]
+
+
+def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.roll`` by the shift (sizes among it read from the size inputs)."""
+    shift = call.size_params("shift")
+    if shift is None:
+        return blockwise(call, values)
+    return [typed(call, da.roll(values[0], shift[0], axis=call.params.get("axis")))]
 
 
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -345,15 +364,14 @@ ALGORITHMS: dict[str, Algorithm] = {
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
     "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
                unknown=except_along("axis", None), numpy=_all_empty),
-    "roll": _A(_dask_function(da.roll, "shift", "axis"), "dask.array.roll (slices joined)",
-               numpy=_all_empty),
+    "roll": _A(_roll, "dask.array.roll (slices joined)", numpy=_first_empty),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
     "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
     "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
                numpy=_all_empty),
     "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads,
               numpy=_all_empty),
-    "broadcast_to": _A(_dask_function(da.broadcast_to, "shape"),
+    "broadcast_to": _A(_broadcast_to,
                        "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
     "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",

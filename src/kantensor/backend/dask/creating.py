@@ -88,7 +88,10 @@ def eye(call: NodeCall, values: list[Any]) -> list[Any]:
     if None in t.shape:  # (no elements: the Op's own, see algorithms.ALGORITHMS)
         return blockwise(call, values)
     n, m = t.shape
-    k = call.params.get("k", 0)
+    given = call.size_params("N", "M", "k")
+    if given is None:
+        return blockwise(call, values)
+    k = given[2] or 0
     long, short = max(n, m), min(n, m)
     side = min(normalize_chunks("auto", (long, long), dtype=t.numpy_dtype)[0][0], long)
     y = da.eye(long, chunks=side, M=short, k=k if n >= m else -k, dtype=t.numpy_dtype)

@@ -27,6 +27,7 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply
+from ...ops.sizes import concrete, symbolic
 from ...signature.forward import infer
 from ...types.basic_ops import SpecifyShape
 from ...types.type import TensorType
@@ -204,6 +205,18 @@ class NodeCall:
 
     def dtype(self, j: int = 0) -> np.dtype:
         return self.out_types[j].numpy_dtype
+
+    def size_params(self, *names: str) -> list[Any] | None:
+        """The values of the size parameters ``names`` (all of the Op's, in its call's
+        order: a diagonal or a shift that is a size among them) with their Dims read
+        from the lengths of the node's size inputs, its last (their concrete types:
+        never their data); None where one of those lengths is unknown."""
+        values = [self.params.get(name) for name in names]
+        count = len(symbolic(values))
+        lengths = [t.shape[0] for t in self.in_types[len(self.in_types) - count:]]
+        if None in lengths:
+            return None
+        return concrete(values, [range(n) for n in lengths])
 
 
 def node_call(node: Apply, types: tuple[TensorType, ...], session: Session) -> NodeCall:

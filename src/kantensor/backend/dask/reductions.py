@@ -10,6 +10,7 @@ exponentials (as kantensor's implementations shift, so nothing overflows).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -69,7 +70,15 @@ def moments(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
         if name == "mean":
             kwargs["dtype"] = call.dtype()
         else:
-            kwargs["ddof"] = params.get("ddof", 0)
+            ddof = call.size_params("ddof")
+            ddof = None if ddof is None else ddof[0] or 0
+            count = math.prod(call.in_types[0].shape[a] or 0 for a in kwargs["axis"])
+            if ddof is None or (ddof > 0 and (count < ddof or None in (
+                    call.in_types[0].shape[a] for a in kwargs["axis"]))):
+                # NumPy divides by max(n - ddof, 0) (an infinity), Dask by n - ddof (a
+                # NaN): Dask's moments only where n >= ddof is known
+                return blockwise(call, values)
+            kwargs["ddof"] = ddof
         return [typed(call, getattr(da, name)(x, **kwargs))]
     return lower
 

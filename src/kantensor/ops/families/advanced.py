@@ -25,6 +25,7 @@ from ...graph.basic import Variable
 from ...syntax.ast import Clause, DimVar, DTypeVar, InCategory, TensorPattern, dim_max, dim_min
 from ...types.dim import Dim
 from ...types.dtypes import integer_range, is_integer
+from ...types.sizenum import size_tensor
 from ..fastcall import Miss
 from ..params import ArrayRef, ParamError, SliceItem
 from ..sizes import SizeNames
@@ -81,17 +82,29 @@ def split_index(index: Any) -> tuple[list[Any], tuple | None]:
     return arrays, tuple(pattern)
 
 
-def listed_index(item: list | tuple | range) -> np.ndarray:
+def listed_index(item: list | tuple | range) -> Any:
     """A list (or range) index as NumPy reads it: an empty one is an integer index
     (``x[[]]`` is empty along the axis; ``np.asarray([])`` alone would be float64). One
-    holding sizes or tensors is refused naming them (NumPy would make it an object array,
-    refused as a dtype)."""
+    holding sizes (``x[[len(y) - 1, 0]]``: NumPy runs it where the sizes are ints) is the
+    tensor of their numbers, stacked as ``np.array`` stacks them during eval_shape; one
+    holding tensors is refused naming them (NumPy would make it an object array, refused
+    as a dtype)."""
     value = np.asarray(item)
     if value.dtype == object and any(isinstance(v, Dim | Variable) for v in value.flat):
-        raise TypeError(f"an index list holding sizes or tensors ({item!r}) is not "
-                        "supported as a list: make it a tensor, np.array([...]) inside "
-                        "eval_shape (kt.stack of the sizes' numbers outside)")
+        if all(isinstance(v, Dim | int | np.integer) and not isinstance(v, bool)
+               for v in value.flat):
+            return _stacked(item)
+        raise TypeError(f"an index list holding tensors ({item!r}) is not supported as a "
+                        "list: make it a tensor, np.array([...]) inside eval_shape "
+                        "(kt.stack outside)")
     return value.astype(np.intp) if value.size == 0 and value.dtype.kind == "f" else value
+
+
+def _stacked(item: Any) -> Any:
+    """A nested list of sizes and ints as one int64 tensor of their numbers."""
+    if isinstance(item, list | tuple):
+        return np.stack([_stacked(v) for v in item])
+    return size_tensor(item) if isinstance(item, Dim) else np.int64(item)
 
 
 def array_ref(position: int, value: Any) -> ArrayRef:

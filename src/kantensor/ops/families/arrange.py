@@ -79,20 +79,23 @@ def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def rolled(types: tuple, shift: int | tuple[int, ...], axis: Any, **_: Any) -> dict[str, Any]:
+def rolled(types: tuple, shift: Any, axis: Any, **_: Any) -> dict[str, Any]:
     """roll: the shape unchanged. With ``axis=None`` one shift of the flattened tensor;
-    else shifts and axes broadcast against each other (repeated axes add up)."""
-    x, a = _one(types)
+    else shifts and axes broadcast against each other (repeated axes add up). A shift
+    that is a size (of either sign) changes no size: its inputs carry it to the
+    implementation."""
+    x, a = _one(types[:1])
     shift = shift if isinstance(shift, tuple) else (shift,)  # resolved once already
+    more = SizeNames(shift).patterns()
     if axis is None:
         if len(shift) != 1:
             raise ParamError(f"with axis=None, shift must be one int, got {shift}")
-        return {"x": a, "params": {"shift": shift[0]}}
+        return {"x": a, "sizes": more, "params": {"shift": shift[0]}}
     axes = axis if isinstance(axis, tuple) else (axis,)
     if len(shift) != len(axes) and 1 not in (len(shift), len(axes)):
         raise ParamError(f"shift {shift} and axis {axes} do not broadcast")
     resolved = tuple(normalize_axis(a, x.ndim) for a in axes)
-    return {"x": a, "params": {"shift": shift, "axis": resolved}}
+    return {"x": a, "sizes": more, "params": {"shift": shift, "axis": resolved}}
 
 
 @reads_ranks
@@ -127,6 +130,21 @@ def repeated(types: tuple, repeats: int | Dim, axis: int | None, **_: Any) -> di
     return {"x": a, "sizes": more, "y": out, "params": {"axis": ax}}
 
 
+def tril(x: np.ndarray, *sizes: np.ndarray, k: int | Dim = 0) -> np.ndarray:
+    """``numpy.tril``; a Dim ``k`` is read from the lengths of ``sizes``."""
+    return np.tril(x, concrete([k], sizes)[0])
+
+
+def triu(x: np.ndarray, *sizes: np.ndarray, k: int | Dim = 0) -> np.ndarray:
+    """``numpy.triu``; a Dim ``k`` is read from the lengths of ``sizes``."""
+    return np.triu(x, concrete([k], sizes)[0])
+
+
+def roll(x: np.ndarray, *sizes: np.ndarray, shift: Any, axis: Any = None) -> np.ndarray:
+    """``numpy.roll``; the Dims of ``shift`` are read from the lengths of ``sizes``."""
+    return np.roll(x, concrete([shift], sizes)[0], axis=axis)
+
+
 def tile(x: np.ndarray, *sizes: np.ndarray, reps: tuple[int | Dim, ...]) -> np.ndarray:
     """``numpy.tile``; the Dims of ``reps`` are the lengths of ``sizes``."""
     return np.tile(x, concrete([reps], sizes)[0])
@@ -139,15 +157,18 @@ def repeat(x: np.ndarray, *sizes: np.ndarray, repeats: int | Dim, axis: int | No
 
 
 @reads_ranks
-def triangle(types: tuple, **_: Any) -> dict[str, Any]:
+def triangle(types: tuple, k: int | Dim = 0, **_: Any) -> dict[str, Any]:
     """tril/triu: the shape unchanged, except that a vector is broadcast to a square
-    matrix (as NumPy does); a 0-d tensor has no triangle."""
-    x, a = _one(types)
+    matrix (as NumPy does); a 0-d tensor has no triangle. A diagonal ``k`` that is a
+    size (of either sign: ``x.shape[1] - 2``, ``-n``) changes no size: its inputs
+    carry it to the implementation."""
+    x, a = _one(types[:1])
+    more = SizeNames(k).patterns()
     if x.ndim == 0:
         raise rank_error("tril/triu", "needs at least 1 dimension, got 0")
     if x.ndim == 1:
-        return {"x": a, "y": [a[0], a[0]]}
-    return {"x": a, "y": a}
+        return {"x": a, "sizes": more, "y": [a[0], a[0]]}
+    return {"x": a, "sizes": more, "y": a}
 
 
 @reads_ranks

@@ -104,11 +104,13 @@ def spaced(types: tuple, start: Any, stop: Any, num: int, **_: Any) -> dict[str,
 
 
 @reads_ranks
-def identity(types: tuple, N: Size, M: Size | None, **_: Any) -> dict[str, Any]:
-    """eye: an N x M matrix (M = N by default)."""
+def identity(types: tuple, N: Size, M: Size | None, k: Size = 0, **_: Any
+             ) -> dict[str, Any]:
+    """eye: an N x M matrix (M = N by default); a diagonal ``k`` that is a size (of
+    either sign) changes no size: its inputs carry it to the implementation."""
     m = N if M is None else M
     _sizes((N, m))
-    sizes = SizeNames(N, m)
+    sizes = SizeNames(N, m, k)
     return {"sizes": sizes.patterns(), "y": [sizes.expr(N), sizes.expr(m)], "params": {"M": m}}
 
 
@@ -126,9 +128,9 @@ def ones(*sizes: np.ndarray, shape: tuple[Size, ...], dtype: str) -> np.ndarray:
     return np.ones(concrete([shape], sizes)[0], dtype=dtype)
 
 
-def eye(*sizes: np.ndarray, N: Size, M: Size, k: int, dtype: str) -> np.ndarray:
+def eye(*sizes: np.ndarray, N: Size, M: Size, k: Size, dtype: str) -> np.ndarray:
     """``numpy.eye``."""
-    n, m = concrete([N, M], sizes)
+    n, m, k = concrete([N, M, k], sizes)
     return np.eye(n, m, k, dtype=dtype)
 
 

@@ -16,7 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import Broadcasts, Clause, DimExpr, DimVar, chosen, dim_max, dim_min
+from ...syntax.ast import (
+    BinOp,
+    Broadcasts,
+    Clause,
+    DimExpr,
+    DimVar,
+    FixedDim,
+    chosen,
+    dim_max,
+    dim_min,
+)
 from ...types.dim import Dim
 from ..params import ArrayRef, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
@@ -72,12 +82,25 @@ def _count(upper: Bound, lower: Bound, n: DimVar) -> tuple[Size, bool]:
 
 
 #: What a slice bound of the other sign gives: the build's reading of a bound's sign is a
-#: choice (NumPy counts a negative bound from the axis' end, a length of another form)
-_OTHER_SIGN = "another length (a bound of the other sign counts from the other end)"
+#: choice (NumPy counts a negative bound from the axis' end, a length of another form),
+#: said in the user's terms: a bound read as negative that is 0 or more, and one read as
+#: 0 or more that is negative
+_FROM_START = ("another length (a bound of the other sign counts from the other end: one "
+               "that is 0 or more counts from the start, so x[-n:] at n == 0 is all of x)")
+_FROM_END = ("another length (a bound of the other sign counts from the other end: a "
+             "negative one counts from the end, so x[:n - 5] at n == 3 is x[:-2])")
 
 
 #: What a step that is a size gives where it is negative (its form shows it positive).
 _OTHER_STEP = "another length (a negative step walks the axis backwards)"
+
+
+def _negated(size: Any) -> Any:
+    """``0 - size``, where ``size`` is ``0 - e``: ``e`` (``x[-n:]`` needs ``n >= 1``, said
+    so, not ``0-(0-n) >= 1``)."""
+    if isinstance(size, BinOp) and size.op == "-" and size.left == FixedDim(0):
+        return size.right
+    return 0 - size
 
 
 def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause],
@@ -89,11 +112,12 @@ def _sized_position(value: Dim, sizes: SizeNames, clauses: list[Clause],
     read is the one the size's form shows (``-n`` negative), or the other one if
     ``flipped`` (a later alternative, which applies where the facts refute the first
     reading: :func:`readings`)."""
-    size = sizes.expr(value)
     if negative(value) != flipped:
-        clauses.append(chosen((0 - size) >= 1, _OTHER_SIGN))
-        return "end", (0 - size) - shift if shift else 0 - size
-    clauses.append(chosen(size >= 0, _OTHER_SIGN))
+        back = _negated(sizes.expr(value))
+        clauses.append(chosen(back >= 1, _FROM_START))
+        return "end", back - shift if shift else back
+    size = sizes.expr(value)
+    clauses.append(chosen(size >= 0, _FROM_END))
     return "start", size + shift if shift else size
 
 

@@ -12,10 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ...syntax.ast import Clause, DimVar
 from ...types.dtypes import dtype_info, is_integer
 from ..params import ParamError, normalize_axes, normalize_axis
 from ..pyints import fits
+from ..sizes import SizeNames, concrete
 from ..templates import checked, dims, reads_ranks, size_of
 
 
@@ -104,6 +107,27 @@ def reduce_strict_in(types: tuple, axis: int | tuple[int, ...] | None, keepdims:
     made = reduce_strict(types, axis, keepdims)
     made.update(given=int(dtype is not None), acc=dtype or "t")
     return made
+
+
+@reads_ranks
+def reduce_moment(types: tuple, axis: int | tuple[int, ...] | None, keepdims: bool,
+                  ddof: int | Any = 0, **_: Any) -> dict[str, Any]:
+    """:func:`reduce_strict` for var and std, whose ``ddof`` may be a size: it changes
+    no size (NumPy divides by ``max(n - ddof, 0)``, a NaN or an infinity, never an
+    error), so its inputs only carry it to the implementation."""
+    made = reduce_strict(types[:1], axis, keepdims)
+    made["sizes"] = SizeNames(ddof).patterns()
+    return made
+
+
+def var(x: Any, *sizes: Any, axis: Any, keepdims: bool, ddof: Any = 0) -> Any:
+    """``numpy.var``; a Dim ``ddof`` is read from the lengths of ``sizes``."""
+    return np.var(x, axis=axis, keepdims=keepdims, ddof=concrete([ddof], sizes)[0])
+
+
+def std(x: Any, *sizes: Any, axis: Any, keepdims: bool, ddof: Any = 0) -> Any:
+    """``numpy.std``; a Dim ``ddof`` is read from the lengths of ``sizes``."""
+    return np.std(x, axis=axis, keepdims=keepdims, ddof=concrete([ddof], sizes)[0])
 
 
 @reads_ranks

@@ -20,19 +20,24 @@ import numpy as np
 
 from ...syntax.ast import dim_min
 from ...syntax.template import Operands
+from ...types.dim import Dim
 from ..params import ParamError, normalize_axis
+from ..sizes import SizeNames, concrete
 from ..templates import dims, rank_error, reads_ranks, size_of, typed
 
 
 @reads_ranks
-def partitioned(types: tuple, kth: tuple[int, ...], axis: int | None,
+def partitioned(types: tuple, kth: tuple[int | Dim, ...], axis: int | None,
                 **_: Any) -> dict[str, Any]:
     """partition/argpartition: the same shape along ``axis`` (None flattens first), each
-    ``kth`` in bounds where the array is not empty (see the module)."""
-    (x,) = types
+    ``kth`` in bounds where the array is not empty (see the module). A ``kth`` that is
+    a size (of either sign) is in bounds where both ``k + 1 <= n`` and ``-k <= n``
+    hold (one of them trivially, whatever its sign)."""
+    x = types[0]
     a = dims("a", x.ndim)
     if not kth:
         raise ParamError("kth must name at least one position")
+    sizes = SizeNames(kth)
     if axis is None:
         n = size_of(a)
         y, params = [n], {"kth": kth, "axis": None}
@@ -40,9 +45,13 @@ def partitioned(types: tuple, kth: tuple[int, ...], axis: int | None,
         ax = normalize_axis(axis, x.ndim)
         n, y, params = a[ax], a, {"kth": kth, "axis": ax}
     some = dim_min(size_of(a), 1)
-    fits = [some * (k + 1 if k >= 0 else -k) <= n for k in sorted(set(kth))
-            if k != 0 and k != -1] + ([some <= n] if {0, -1} & set(kth) else [])
-    return {"x": a, "y": y, "fits": fits, "params": params}
+    ints = {k for k in kth if not isinstance(k, Dim)}
+    fits = [some * (k + 1 if k >= 0 else -k) <= n for k in sorted(ints)
+            if k != 0 and k != -1] + ([some <= n] if {0, -1} & ints else [])
+    for k in dict.fromkeys(k for k in kth if isinstance(k, Dim)):
+        e = sizes.expr(k)
+        fits += [some * (e + 1) <= n, some * (0 - e) <= n]
+    return {"x": a, "sizes": sizes.patterns(), "y": y, "fits": fits, "params": params}
 
 
 @reads_ranks
@@ -90,6 +99,19 @@ def lexsorted(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     a = dims("a", ndim)
     return {"inputs": Operands([typed(a) for _ in types]), "y": a,
             "params": {"axis": ax}}
+
+
+def partition(x: np.ndarray, *sizes: np.ndarray, kth: tuple[int | Dim, ...],
+              axis: int | None) -> np.ndarray:
+    """``numpy.partition``; the Dims of ``kth`` are read from the lengths of ``sizes``."""
+    return np.partition(x, concrete([kth], sizes)[0], axis=axis)
+
+
+def argpartition(x: np.ndarray, *sizes: np.ndarray, kth: tuple[int | Dim, ...],
+                 axis: int | None) -> np.ndarray:
+    """``numpy.argpartition``; the Dims of ``kth`` are read from the lengths of
+    ``sizes``."""
+    return np.argpartition(x, concrete([kth], sizes)[0], axis=axis)
 
 
 def lexsort(*keys: np.ndarray, axis: int) -> np.ndarray:

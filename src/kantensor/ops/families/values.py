@@ -75,6 +75,7 @@ from .arrange import repeat, tile
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem, index, take_along
+from .positions import counted, position_row
 from .selecting import lexsort
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
@@ -205,7 +206,8 @@ def made_of_sizes(v: Variable) -> bool:
     Where :func:`value_range` does not read such values, they are still the sizes' to
     decide: ``eval_shape`` assumes them in bounds, on an unknown it names.
     (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
-    them: an assumption on an unknown, never a wrong answer.)"""
+    them: an assumption on an unknown, never a wrong answer; ``ones_like``/``zeros_like``
+    of data read its shape only.)"""
     seen, todo = set(), [v]
     while todo:
         x = todo.pop()
@@ -217,9 +219,14 @@ def made_of_sizes(v: Variable) -> bool:
         impl = getattr(x.owner.op, "impl", None)
         if impl is random:  # (samples are data, though they take no data input)
             return False
-        if impl is not axis_length:
+        if impl not in _SHAPE_ONLY:
             todo.extend(x.owner.inputs)
     return True
+
+
+#: Ops whose values read only the shape of their input: ``shape_of``'s length,
+#: ``ones_like``/``zeros_like`` (``np.empty_like``'s too) of data are no data.
+_SHAPE_ONLY = frozenset({axis_length, np.ones_like, np.zeros_like})
 
 
 def _range(v: Any, depth: int, memo: dict) -> Range:
@@ -257,17 +264,24 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _permuted(v)
     if impl in _POSITIONS:
         return _positioned(v, ins[0], dict(op.params).get("axis"))
+    if impl is getitem:  # a row of the stacked positions a mask picks (np.nonzero's)
+        row = position_row(ins[0], dict(op.params).get("index", ()),
+                           lambda x: _range(x, depth, memo), _picked)
+        if row is not None:
+            return row
     if impl in _SAME_VALUES:
         return _range(ins[0], depth, memo)
+    if impl is np.cumsum:
+        return counted(ins[0], dict(op.params).get("axis"), lambda x: _range(x, depth, memo))
     if impl in _PICKING and dict(op.params).get("initial") is None:
         return _picked(v, lambda: _range(ins[0], depth, memo))
     if impl is np.where and len(ins) == 3:  # some of x's, some of y's
         return _picked(v, lambda: _joined([_range(x, depth, memo) for x in ins[1:]]))
     if impl in _UNION:
         return _joined([_range(x, depth, memo) for x in ins])
-    if impl is ones:
+    if impl is ones or impl is np.ones_like:
         return (1, 1)
-    if impl is zeros:
+    if impl is zeros or impl is np.zeros_like:
         return (0, 0)
     if impl is full:
         return _range(ins[0], depth, memo)
@@ -430,6 +444,9 @@ def _computed(impl: Any, ranges: list[Range]) -> Range:
                 return ends if k >= 0 else (ends[1], ends[0])
         return _UNKNOWN
     k = _constant(b)
+    if impl is np.remainder and k is None and b[0] == b[1] and isinstance(b[0], Dim) and \
+            _at_least(b[0], 0):  # by a size d (np.take's mode='wrap'): 0 .. d - 1, any a
+        return 0, dim_max(b[0] - 1, 0)
     if k is None or k == 0:
         return _UNKNOWN
     if impl is np.floor_divide:  # monotone (decreasing for k < 0)

@@ -1,0 +1,109 @@
+"""The counts a boolean mask selects, with their bounds: what ``holds`` decides with.
+
+``x[mask]`` (and ``np.nonzero``, ``argwhere``, ``flatnonzero``, ``compress``, made of it:
+:mod:`kantensor.ops.counted`) selects a number of elements that no input's size gives:
+its ``?`` axis. The ``index`` Op's relation bounds it, ``m <= N*D`` (the mask's size), a
+condition on a size of its own (:class:`~kantensor.ops.located.NodeSize`) that names no
+output axis, while what later code needs of that count names the output's ``?`` axis
+(:class:`~kantensor.ops.located.VariableAxis`, or the names
+:mod:`.sameaxes` gives the axes equal to it). :func:`count_bounds` links the two: the
+output axis of an ``index`` node whose only array is one boolean mask and whose indexed
+tensor has no ``?`` axis is that node's count, exactly (its other axes are the tensor's,
+sliced), so it lies in ``0 .. bound``.
+
+:func:`decided` then answers a condition on such counts at given sizes where every count
+in those ranges answers it alike (``min(1, count) <= n`` at ``n == 0``: the mask has no
+element, so the count is 0), and leaves it undecided otherwise (the data decide it).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..graph.basic import Apply
+from ..ops.located import NodeSize, VariableAxis
+from ..ops.params import ArrayRef
+from ..types.conditions import Clause, Condition
+from ..types.dim import Dim
+from ..types.symbols import free_symbols, substitute
+
+#: The most combinations of count values :func:`decided` tries (each count's range at the
+#: given sizes, multiplied): past it, undecided.
+MAX_TRIES = 4096
+
+
+def count_bounds(nodes: Iterable[Apply]) -> dict[VariableAxis, Dim | int]:
+    """For each mask ``index`` node (see the module): its count's output axis and the
+    bound its relation states (a Dim over the named sizes)."""
+    out: dict[VariableAxis, Dim | int] = {}
+    for node in nodes:
+        if getattr(node.op, "name", None) != "index" or len(node.outputs) != 1:
+            continue
+        refs = [i for i in dict(getattr(node.op, "params", ())).get("index", ())
+                if isinstance(i, ArrayRef)]
+        if len(refs) != 1 or len(node.inputs) < 2 or \
+                getattr(node.inputs[1].type, "dtype", None) != "bool":
+            continue
+        x, y = node.inputs[0].type, node.outputs[0].type
+        unknown = [a for a, d in enumerate(y.shape or ()) if d is None]
+        if x.shape is None or None in x.shape or len(unknown) != 1:
+            continue
+        bound = _bound(node.conditions or ())
+        if bound is not None:
+            out[VariableAxis(node.outputs[0], unknown[0])] = bound
+    return out
+
+
+def _bound(conditions: Iterable[Clause]) -> Dim | int | None:
+    """``E`` of the one condition ``u <= E`` on the node's own size ``u`` (E over named
+    sizes), if the node's conditions name one such size only."""
+    own = {s for c in conditions for s in c.symbols() if isinstance(s, NodeSize)}
+    if len(own) != 1:
+        return None
+    (u,) = own
+    for c in conditions:
+        if isinstance(c, Condition) and c.op == "<=" and _lone(c.left, u):
+            right = c.right
+            if isinstance(right, int) or all(isinstance(s, str)
+                                             for s in free_symbols(right)):
+                return right
+    return None
+
+
+def _lone(d: Any, u: Any) -> bool:
+    """Whether ``d`` is the size ``u`` alone."""
+    return isinstance(d, Dim) and free_symbols(d) == {u} and substitute(d, {u: 7}) == 7 \
+        and substitute(d, {u: 0}) == 0
+
+
+def decided(c: Clause, sizes: Mapping[Any, int], bounds: Mapping[Any, Dim | int]
+            ) -> bool | None:
+    """``c`` at ``sizes`` where its unknowns are counts of ``bounds`` (keyed by their
+    symbols) and every value of theirs in ``0 .. bound`` answers it alike; else None."""
+    unknowns = [s for s in c.symbols() if not isinstance(s, str)]
+    if not unknowns or any(u not in bounds for u in unknowns):
+        return None
+    try:
+        tops = [bounds[u] if isinstance(bounds[u], int) else substitute(bounds[u], sizes)
+                for u in unknowns]
+    except (KeyError, ValueError, TypeError):
+        return None
+    if not all(isinstance(t, int) for t in tops):
+        return None
+    total = 1
+    for t in tops:
+        total *= max(t, 0) + 1
+    if total > MAX_TRIES:
+        return None
+    answers = set()
+    for values in itertools.product(*(range(max(t, 0) + 1) for t in tops)):
+        try:
+            answers.add(bool(c.substitute(dict(zip(unknowns, values, strict=True)))
+                             .holds(sizes)))
+        except ZeroDivisionError:
+            answers.add(False)
+        if len(answers) > 1:
+            return None
+    return answers.pop() if answers else None
