@@ -10,16 +10,16 @@ call: :func:`~kantensor.ops.families.advanced.array_ref`,
 :class:`~kantensor.ops.params.ArrayRef`); ``eval_shape`` states what it does not read,
 values made of sizes in other ways (:mod:`kantensor.evalshape.indexvalues`).
 :func:`value_range` follows the Ops that keep the values within bounds it can say, each
-identified by its implementation function
-(or, for ``arange``, its builder): constants (floats whose values are integers too),
-sizes used as numbers, ``arange``, ``ones``, ``zeros``, ``full``, ``tril``/``triu``
-(``np.tri``), casts, the Ops that only move, repeat or join values (``reshape``,
+identified by its implementation function (or, for ``arange``, its builder): constants
+(floats whose values are integers too), sizes used as numbers, ``arange``, ``ones``,
+``zeros``, ``full``, ``tril``/``triu`` (``np.tri``), casts, the Ops that only move,
+repeat or join values (``reshape``,
 ``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ``swapaxes``, ...), the Ops that
 pick some of them where data decide which (fancy indices and masks, ``take``,
 ``take_along_axis``, ``diagonal``, ``max``/``min``, ``where``: :func:`_picked`), ``+``,
 ``-``, negation, ``minimum``/``maximum``, ``clip``, and ``*``, ``//``, ``%`` by an int,
-and ``argsort`` /
-``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` / ``argmin``.
+and ``argsort`` / ``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` /
+``argmin``.
 A bool the graph computes (a comparison, ``x > 0``) is 0 .. 1 where nothing narrower is
 known: each value is reached for some data, so its hull is the for-every-data reading, as
 ``argmax``'s is (``x[(x > 0).astype(int)]`` needs ``N >= 2``; it held at ``N = 1``).
