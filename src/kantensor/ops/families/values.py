@@ -13,17 +13,15 @@ values made of sizes in other ways (:mod:`kantensor.evalshape.indexvalues`).
 identified by its implementation function (or, for ``arange``, its builder): constants
 (floats whose values are integers too), sizes used as numbers, ``arange``, ``ones``,
 ``zeros``, ``full``, ``tril``/``triu`` (``np.tri``), casts, the Ops that only move,
-repeat or join values (``reshape``,
-``x[::-1]``, ``concatenate``, ``repeat``, ``sort``, ``swapaxes``, ...), the Ops that
-pick some of them where data decide which (fancy indices and masks, ``take``,
-``take_along_axis``, ``diagonal``, ``max``/``min``, ``where``: :func:`_picked`), ``+``,
-``-``, negation, ``minimum``/``maximum``, ``clip``, and ``*``, ``//``, ``%`` by an int,
-and ``argsort`` / ``argpartition`` / ``lexsort`` (:func:`permutation_axis`), ``argmax`` /
-``argmin``.
+repeat or join values (``reshape``, ``x[::-1]``, ``concatenate``, ``repeat``, ``sort``,
+``swapaxes``, ...), the Ops that pick some of them where data decide which (fancy
+indices and masks, ``take``, ``take_along_axis``, ``diagonal``, ``max``/``min``,
+``where``: :func:`_picked`), ``+``, ``-``, negation, ``minimum``/``maximum``, ``clip``,
+and ``*``, ``//``, ``%`` by an int, and ``argsort`` / ``argpartition`` / ``lexsort``
+(:func:`permutation_axis`), ``argmax`` / ``argmin``.
 A bool the graph computes (a comparison, ``x > 0``) is 0 .. 1 where nothing narrower is
 known: each value is reached for some data, so its hull is the for-every-data reading, as
-``argmax``'s is (``x[(x > 0).astype(int)]`` needs ``N >= 2``; it held at ``N = 1``).
-Anything else is unknown (None).
+``argmax``'s is (``x[(x > 0).astype(int)]`` needs ``N >= 2``). Anything else is None.
 
 ``argsort``'s values (``argpartition``'s, ``lexsort``'s) are no data: along its axis (of
 length n; the flattened size for ``axis=None``) they are a permutation of ``0 .. n -
@@ -36,8 +34,7 @@ may hold only small values for some data, yet the hull refuses the sizes where o
 them could be out of bounds. A hull needs the argsort's sizes (ints, or Dims an input
 names); in a ``kt`` graph whose axes are unknown (None) only the argsort itself is read,
 and what moves it is unknown (unchecked, as an index of data is: never a wrong bound).
-An argsort whose axes are permuted (``.T``, ``swapaxes``, ``moveaxis``) permutes the
-axis its own went to (:func:`permutation_axis`).
+An argsort's axes permuted (``.T``, ``swapaxes``): :func:`permutation_axis`.
 
 ``argmax``/``argmin`` are data-decided positions within ``0 .. n - 1``, not a
 permutation; each of them is reached for some data (the greatest where the data grow
