@@ -18,7 +18,7 @@ from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, as_dim
 from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 from kantensor.types.dimminmax import dim_max, dim_min
-from kantensor.types.facts import EMPTY
+from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import free_symbols, substitute
 
 n, m, k = Dim("n"), Dim("m"), Dim("k")
@@ -139,9 +139,12 @@ def test_division_simplifications() -> None:
     assert (n % 2 + 2) % 2 == n % 2  # the nesting rules apply after splitting
     assert (n // 2 + 3) // 3 == n // 6 + 1
     assert (2 * n + m + 5) % 2 == (m + 1) % 2
-    # one term dividing every term exactly divides (as JAX does; where the divisor can
-    # be 0, the Op's relation says it is not, e.g. reshape's -1 needs the rest >= 1)
-    assert n // n == 1 and (8 * n * m) // (n * m) == 8 and (n * m + 2 * n) // n == m + 2
+    # one term dividing every term divides exactly only where it is >= 1 at every size
+    # (JAX's sizes are >= 1; at n == 0 Python raises, so n//n is kept): a relation that
+    # needs it >= 1 (reshape's -1) simplifies the quotient under that fact
+    assert isinstance(n // n, Dim) and isinstance((8 * n * m) // (n * m), Dim)
+    big = dim_max(1, n)
+    assert big // big == 1 and (8 * m * big) // big == 8 * m and (m * big) % big == 0
     assert isinstance((n + 1) // n, Dim) and isinstance((3 * n) // (2 * n), Dim)
     # a factor common to the divisor and every coefficient cancels
     assert (4 * n) // 8 == n // 2 and (4 * n) % 8 == 4 * (n % 2)
@@ -388,21 +391,27 @@ def test_substitution_matches_int_evaluation(tree: Tree, point: dict[str, int]) 
     ("h**2 + 3*h", "h", ("h + 3", 0)),
     ("h*w", "h*w", (1, 0)), ("w", "h", ("w//h", "w % h"))])
 def test_divmod_by_a_size_dividing_every_term(a, b, want):
-    """``divmod(h, h)`` was ``(1, h % h)``: a remainder by a size dividing each term is 0
-    as the quotient is exact (where the divisor is 0 Python raises; a traced program asks
-    ``h >= 1`` there, kantensor.types.dimorder.divides). Python's divmod at every h in
-    1..6, w in 0..6 (the divisor not 0)."""
+    """``divmod(h, h)`` was ``(1, h % h)``, then ``(1, 0)``, which Python's is only
+    where ``h >= 1``: at ``h == 0`` Python raises. The algebra keeps both (a traced
+    program asks ``h >= 1`` there, kantensor.types.dimorder.divides, and divides
+    exactly), and facts that ``b >= 1`` make them ``want``. Python's divmod at every h,
+    w in 0..6, ZeroDivisionError where it raises it."""
     env = {"h": Dim("h"), "w": Dim("w")}
 
     def value(text, names):
         return eval(text, {"__builtins__": {}}, names)
 
     q, r = divmod(value(a, env), value(b, env))
-    assert (q, r) == tuple(value(x, env) if isinstance(x, str) else x for x in want)
-    for h in range(1, 7):
+    facts = Facts([Condition(value(b, env), ">=", 1)])
+    assert (facts.simplify(q), facts.simplify(r)) == tuple(
+        value(x, env) if isinstance(x, str) else x for x in want)
+    for h in range(7):
         for w in range(7):
             point = {"h": h, "w": w}
-            if value(b, point) == 0:  # (h*w at w == 0: Python raises)
+            if value(b, point) == 0:
+                for x in (q, r):
+                    with pytest.raises(ZeroDivisionError):
+                        substitute(as_dim(x), point)
                 continue
             assert (substitute(as_dim(q), point), substitute(as_dim(r), point)) == divmod(
                 value(a, point), value(b, point))
@@ -532,5 +541,5 @@ def test_arithmetic_that_leaves_one_symbol_gives_the_interned_dim():
     # ``shape[1] is kt.Dim("n")`` failing after an unrelated test).
     n, m = Dim("n"), Dim("m")
     for made in [(n + 1) - 1, (n + m) - m, (2 * n) // 2, (-n) * -1, (3 * n - 3) // 3 + 1,
-                 (n * m) // m]:
+                 (n * dim_max(1, m)) // dim_max(1, m)]:
         assert made == n and made is n, made

@@ -17,6 +17,7 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import Facts
+from ..types.factsatoms import by_size
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast
@@ -71,6 +72,8 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
                     equations.remove(c)
                     continue
                 diff = substitute(diff, known) if not isinstance(diff, int) else diff
+                if by_size(diff):  # exact where the where-clauses say the divisor is >= 1
+                    diff = _stated(pending, s, known).simplify(diff)  # (a -1's quotient)
                 free = [u for u in free_symbols(diff) if not isinstance(u, str)] \
                     if isinstance(diff, Dim) else []
                 if len(free) != 1:
@@ -93,6 +96,20 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         residual.extend(_residual(pending, s, known, fresh))
     zeros = _zeros(pending_equations, s, known)
     return {v: assume_divisible(known[v], zeros) for v in order if isvar(v) and v in known}
+
+
+def _stated(pending: tuple, s: dict, known: dict[Any, DimLike]) -> Facts:
+    """The order where-clauses among ``pending`` over ``known``'s values, as facts: the
+    answer holds only where they do (they are its conditions)."""
+    out = []
+    for c in pending:
+        if isinstance(c, Compare):
+            try:
+                out.append(Condition(_over(c.left.value(s), known), c.op,
+                                     _over(c.right.value(s), known)))
+            except ZeroDivisionError:
+                continue
+    return facts_of(s).with_(*out)
 
 
 def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> list[DimLike]:

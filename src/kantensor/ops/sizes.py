@@ -48,6 +48,7 @@ from ..types.intervals import nonnegative
 from ..types.symbols import free_symbols, sign_when_large, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, SizeNumber, TensorVariable
+from .dimast import dim_ast
 from .params import ArrayRef, ParamError, SliceItem
 from .templates import dims, reads_ranks
 
@@ -372,8 +373,10 @@ def size_value(*sizes: np.ndarray, size: int | Dim) -> np.ndarray:
 @lru_cache(maxsize=4096)
 def dim_expr(d: Dim) -> DimExpr:
     """A symbolic size (a user's value, over named sizes) as a dim expression of the DSL:
-    its text read once per Dim (the one place a builder's size is read from text)."""
-    return parse_tensor_type(f"int8[{d}]")[1][0]
+    the tree its text parses into, built from its terms (:func:`.dimast.dim_ast`), else
+    its text read (the one place a builder's size is read from text)."""
+    tree = dim_ast(d)
+    return parse_tensor_type(f"int8[{d}]")[1][0] if tree is None else tree
 
 
 class SizeNames:

@@ -28,6 +28,13 @@ Every symbol and unknown is a size: an integer ``>= 0``. The rules:
   dropped (``max(0, n) == n``, ``min((h + 1)//2, h//2) == h//2``, by
   :func:`kantensor.types.prove.order`); the rest are kept sorted
   (:mod:`kantensor.types.dimminmax`);
+* floor division and remainder by a size: divided out where the divisor is one term
+  dividing every term of the numerator and is ``>= 1`` at every size (``(8*n*m)//m``
+  is ``8*n`` for ``m = max(1, k)``), else kept with the common int factor of both sides
+  out (``(64*b*w)//(16*b*w)`` is ``(4*b*w)//(b*w)``: at ``b*w == 0`` Python raises, so
+  it is not 4; facts that the divisor is ``>= 1`` make it so,
+  :mod:`kantensor.types.factsatoms`, as does a traced program's case,
+  :func:`kantensor.types.dimorder.divided`);
 * an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
   ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
   ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
@@ -164,8 +171,9 @@ class Dim:
     __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
     __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
     __mul__, __rmul__ = _operator("mul", lambda a, b: _mul(a, b))
-    __floordiv__, __rfloordiv__ = _operator("floordiv", lambda a, b: _floordiv(a, b))
-    __mod__, __rmod__ = _operator("mod", lambda a, b: _mod(a, b))
+    __floordiv__, __rfloordiv__ = _operator(
+        "floordiv", lambda a, b, positive=False: _floordiv(a, b, positive))
+    __mod__, __rmod__ = _operator("mod", lambda a, b, positive=False: _mod(a, b, positive))
 
     __truediv__, __rtruediv__ = _operator("truediv", None)
 
@@ -400,10 +408,32 @@ def _common(r: Dim, b: int) -> tuple[DimLike, int, int, int]:
     return _make(_poly_split(_add(r, -c)._terms, g)[0]), c, b // g, g
 
 
-def _floordiv(a: DimLike, b: DimLike) -> DimLike:
-    if isinstance(b, Dim):  # exact when b is one term dividing each of a's
-        exact = _poly_divide(a._terms, b._terms) if isinstance(a, Dim) else None
-        return _atom("//", a, b) if exact is None else _make(exact)
+def _positive(b: Dim) -> bool:
+    """Whether the size divisor ``b`` is >= 1 at every size (its interval's)."""
+    low = interval(b)[0]
+    return low is not None and low >= 1
+
+
+def _by_size(op: str, a: DimLike, b: Dim, positive: bool) -> DimLike:
+    """``a // b`` (``op`` ``//``) or ``a % b`` (``%``) by a size ``b`` (module
+    docstring): exact only where ``b >= 1`` is known (``positive``, or its interval),
+    else kept with the common int factor out (``(8*n) % (4*m)`` is ``4*((2*n) % m)``)."""
+    if isinstance(a, Dim) and (positive or _positive(b)):
+        exact = _poly_divide(a._terms, b._terms)
+        if exact is not None:
+            return _make(exact) if op == "//" else 0
+    g = math.gcd(*(c for _, c in b._terms), *(c for _, c in a._terms) if type(a) is Dim else (a,))
+    if g > 1:
+        a2, b2 = _exact(a, g), _exact(b, g)
+        return _atom(op, a2, b2) if op == "//" else _mul(_atom(op, a2, b2), g)
+    return _atom(op, a, b)
+
+
+def _floordiv(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
+    """``a // b``; a size ``b`` is read as >= 1 where ``positive`` (a traced program's
+    case that asked it: :func:`.dimorder.divided`)."""
+    if isinstance(b, Dim):
+        return _by_size("//", a, b, positive)
     if not b:
         raise ZeroDivisionError(f"size division by zero: ({a})//0")
     if isinstance(a, int) or b == 1:
@@ -441,10 +471,10 @@ def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
     return None
 
 
-def _mod(a: DimLike, b: DimLike) -> DimLike:
-    if isinstance(b, Dim):  # 0 where b divides a's every term, as a // b is exact there
-        exact = isinstance(a, Dim) and _poly_divide(a._terms, b._terms) is not None
-        return 0 if exact else _atom("%", a, b)
+def _mod(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
+    """``a % b``, ``positive`` as :func:`_floordiv`'s."""
+    if isinstance(b, Dim):
+        return _by_size("%", a, b, positive)
     if not b:
         raise ZeroDivisionError(f"size modulo by zero: ({a}) % 0")
     if isinstance(a, int):

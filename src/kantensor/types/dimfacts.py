@@ -95,5 +95,14 @@ def _assume(x: DimLike, facts: set) -> DimLike:
     if isinstance(x, int):
         return x
     return rebuild(x, lambda a: _known(a, facts) if _known(a, facts) is not None else
-                    APPLY[a.op](*(_assume(g, facts) for g in a.args))
-                    if isinstance(a, Opaque) else None)
+                    _applied(a, facts) if isinstance(a, Opaque) else None)
+
+
+def _applied(a: Opaque, facts: set) -> DimLike | None:
+    """The atom ``a`` over its arguments under ``facts``; None (kept as it is) where that
+    divides by 0: a quotient by a size the facts make 0 (``x // (n % 2)`` where ``2``
+    divides ``n``) is nowhere defined there."""
+    try:
+        return APPLY[a.op](*(_assume(g, facts) for g in a.args))
+    except ZeroDivisionError:
+        return None

@@ -65,23 +65,29 @@ def equal(a: Any, b: object) -> Any:
     return b.is_integer() and a == int(b)
 
 
-def divides(b: Any) -> bool:
+def divides(b: Any) -> bool | None:
     """Python's ``a // b``, ``a % b`` and ``divmod`` raise ZeroDivisionError at ``b == 0``:
     while a program is traced, a size divisor asks the hook ``b >= 1``, then, where ``b``
     may be negative (``h - 2``, or ``n - m``, whose lower bound is not known), ``b <= -1``
     (inequalities, which the facts of a case keep: a second division by ``b`` is
     decided); where that is not decided the trace splits, and the case where both fail
     raises (the program assumes it), so that a quotient whose divisor cancels (``h // h``
-    is 1, ``h % h`` 0) keeps what it needs of ``h``. Whether ``b`` is positive: False
-    only where the trace answered it negative (then see :func:`divided`)."""
+    is 1, ``h % h`` 0) keeps what it needs of ``h``. Whether ``b`` is positive: True
+    where the trace answered ``b >= 1``, False only where it answered it negative (then
+    see :func:`divided`), None where no trace answered (the algebra's reading)."""
     return asked_positive(b, "integer division or modulo by zero")
 
 
-def asked_positive(b: Any, failure: str) -> bool:
-    """Whether the size ``b`` is positive, asked as :func:`divides` says; where the trace
-    answered it 0, ZeroDivisionError(``failure``)."""
-    if COMPARE.fn is None or decided(">=", b, 1) is not False:
-        return True  # (NotImplemented, outside the user's code: the algebra's reading)
+def asked_positive(b: Any, failure: str) -> bool | None:
+    """Whether the size ``b`` is positive, asked as :func:`divides` says (None: not
+    answered); where the trace answered it 0, ZeroDivisionError(``failure``)."""
+    if COMPARE.fn is None:
+        return None
+    answer = decided(">=", b, 1)
+    if answer is NotImplemented:
+        return None  # (outside the user's code: the algebra's reading)
+    if answer:
+        return True
     low = interval(b)[0]  # (None: no lower bound, n - m may be negative)
     if low is not None and low >= 0 or decided("<=", b, -1) is False:
         raise ZeroDivisionError(f"{failure}: {b} is 0")
@@ -110,11 +116,14 @@ def powered(base: Any, exponent: Any, sized: bool) -> str:
 
 
 def divided(fn: Callable[[Any, Any], Any], a: Any, b: Any, remainder: bool) -> Any:
-    """``fn(a, b)``: the Dim algebra's ``a // b`` (or ``a % b`` if ``remainder``), which
-    reads a size divisor as positive; where a traced program's divisor is negative
-    (:func:`divides`: ``4 // (n - m)`` at ``n < m``), Python's quotient by a positive
-    one, ``(-a) // (-b)`` (and ``-((-a) % (-b))``), which is Python's own at every
-    sign."""
-    if divides(b):
-        return fn(a, b)
-    return -fn(-a, -b) if remainder else fn(-a, -b)
+    """``fn(a, b, positive)``: the Dim algebra's ``a // b`` (or ``a % b`` if
+    ``remainder``), which keeps a quotient by a size that may be 0 (``(n*m)//m`` is not
+    ``n`` at ``m == 0``, where Python raises) unless ``positive``: where a traced
+    program's case has ``b >= 1`` (:func:`divides`), the quotient it gives there
+    (``(n*m)//m`` is ``n``; the case states ``m >= 1``); where its divisor is negative
+    (``4 // (n - m)`` at ``n < m``), Python's quotient by a positive one, ``(-a) //
+    (-b)`` (and ``-((-a) % (-b))``), which is Python's own at every sign."""
+    found = divides(b)
+    if found is not False:
+        return fn(a, b, found is True)
+    return -fn(-a, -b, True) if remainder else fn(-a, -b, True)

@@ -25,7 +25,7 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import atom_under, between, pruned
+from .factsatoms import atom_under, between, by_size, pruned
 from .poly import Opaque
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
@@ -301,7 +301,22 @@ class Facts:
                 clause = AnyOf(tuple(cases), c.source)
                 if clause not in out:
                     out.append(clause)
-        return tightest(out)
+        out = tightest(out)
+        return self._by_the_others(out) if len(out) > 1 and any(
+            isinstance(c, Condition) and (by_size(c.left) or by_size(c.right))
+            for c in out) else out
+
+    def _by_the_others(self, out: list[Clause]) -> list[Clause]:
+        """``out`` without each condition over a quotient by a size that the facts and
+        the other conditions imply: the Dim algebra keeps ``(k*m*n) % (k*m)`` (Python
+        raises at ``k*m == 0``), which is 0 beside a reshape's ``m >= 1`` and ``k >= 1``."""
+        kept = list(out)
+        for c in out:
+            if isinstance(c, Condition) and (by_size(c.left) or by_size(c.right)):
+                others = [x for x in kept if x is not c]
+                if self.with_(*others).decide(c) is True:
+                    kept.remove(c)
+        return kept
 
     def _judged(self, c: Condition, open_: bool = False) -> tuple[Condition, bool | None]:
         """``c`` decided (``open_``: found open already), else with its sides simplified

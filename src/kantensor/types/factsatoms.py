@@ -16,14 +16,14 @@ from .boxorder import has_extremes
 from .conditions import Clause, Condition
 from .dim import Dim, DimLike, _symbol
 from .narrow import constants_out, narrow
-from .poly import Opaque, lone_atom
-from .readback import has_opaque
+from .poly import Opaque, divide, lone_atom
+from .readback import has_opaque, of_terms
 from .restricted import MAX_POINTS, on_points
 from .settle import AGAIN, once
 from .stated import same_term
 from .symbols import APPLY, free_symbols, rebuild
 
-__all__ = ["atom_under", "between", "pruned"]
+__all__ = ["atom_under", "between", "by_size", "pruned"]
 
 
 def between(x: DimLike, facts: Any) -> DimLike:
@@ -83,13 +83,21 @@ def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:
     return value
 
 
-def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> int | None:
+def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> DimLike | None:
     """``num // den`` (``op`` ``//``) or ``num % den`` (``%``) by a size ``den`` where
     ``num`` is ``k*den + r`` for ints ``k`` and ``r >= 0`` and the facts put ``den`` past
     ``r``: ``k`` (``r``), at every size where they hold. ``(64*w - 64)//(16*w - 16)`` is 4
     under ``w - 1 >= 1`` (a Reshape's -1 beside a sequence length the facts equate with
     the input's: at ``w == 1`` it is ``0//0``, nowhere defined, so the fact is needed).
-    None: not of that form, or the facts do not show ``den >= r + 1``."""
+    None: not of that form, or the facts do not show ``den >= r + 1``. Likewise a
+    ``num`` each of whose terms ``den``, one term, divides (``(8*b*n)//(b*n)`` is 8, its
+    remainder 0) where the facts show ``den >= 1`` (the Dim algebra keeps it: 0//0 at
+    ``b*n == 0``)."""
+    if not isinstance(num, int) and len(den._terms) == 1 and \
+            (exact := divide(num._terms, den._terms)) is not None:
+        if facts.decide((den, ">=", 1)) is not True:
+            return None
+        return of_terms(exact.items()) if op == "//" else 0
     mono, c = den._terms[0]  # (a leading term: den is not an int, so not a constant)
     terms = () if isinstance(num, int) else num._terms
     k, odd = divmod(next((n for m, n in terms if m == mono), 0), c)
@@ -99,6 +107,15 @@ def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> int | None:
     if not isinstance(r, int) or r < 0 or facts.decide((den - (r + 1), ">=", 0)) is not True:
         return None
     return k if op == "//" else r
+
+
+def by_size(x: DimLike) -> bool:
+    """Whether ``x`` has a quotient or remainder by a size, at any depth."""
+    if isinstance(x, int):
+        return False
+    return any(type(a) is Opaque and (a.op in ("//", "%") and not isinstance(a.args[1], int)
+                                      or any(map(by_size, a.args)))
+               for mono, _ in x._terms for a, _ in mono)
 
 
 def _extreme(op: str, args: tuple, facts: Any) -> DimLike:

@@ -37,7 +37,8 @@ from .conditions import AnyOf, Clause, Condition, Source, expand
 from .dim import Dim, DimLike, _symbol
 from .facts import EMPTY
 from .intervals import nonnegative, nonnegative_atom
-from .poly import Opaque
+from .poly import Opaque, atom_key, divide
+from .readback import of_terms
 from .symbols import APPLY, free_symbols, rebuild, substitute
 from .tidysize import tidy_size
 
@@ -270,11 +271,10 @@ def _common_factor(d: Dim) -> tuple[list[Hashable], DimLike]:
     common = {a: p for a, p in common.items() if p}
     if not common:
         return [], d
-    divisor: DimLike = 1
-    for a, p in common.items():
-        divisor = divisor * _symbol(a) ** p
-    quotient = d // divisor
-    return list(common), quotient
+    monomial = tuple(sorted(common.items(), key=lambda ap: atom_key(ap[0])))
+    quotient = divide(d._terms, ((monomial, 1),)) or {}  # (exact: each term has them;
+    # d // them would keep a quotient by a size that may be 0)
+    return list(common), of_terms(quotient.items())
 
 
 def _bare_symbols(d: Dim) -> list[Hashable]:

@@ -12,10 +12,21 @@ from ...ops.params import ParamError
 from ...ops.sizes import SizeNames
 from ...ops.templates import checked, dims, reads_known_sizes, reads_ranks, typed
 from ...syntax.ast import Broadcasts, DimVar
-from ...types.conditions import COMPARE
+from ...types.conditions import COMPARE, Condition, Source
+from ...types.dim import Dim
 from ...types.dimminmax import dim_max, dim_min
+from ...types.intervals import interval
 from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
-from ..shared import FOLD_DTYPE, FOLD_FACTS, SIZE_MAX, SIZE_MIN, NotKnown, size_entry, value_entries
+from ..shared import (
+    FOLD_DTYPE,
+    FOLD_FACTS,
+    FOLD_NEEDS,
+    SIZE_MAX,
+    SIZE_MIN,
+    NotKnown,
+    size_entry,
+    value_entries,
+)
 
 
 @float_sizes
@@ -118,7 +129,34 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
             return entrywise(lambda x, y: _float_fmod(x, y, dtype), a, b)
         if fmod:
             return a - b * _size_quotients(a, b)
+        if any(isinstance(v, Dim) for v in b.ravel().tolist()):
+            return entrywise(_remainder, a, b)
     return np.fmod(a, b) if fmod else np.mod(a, b)
+
+
+_DIVISOR = Source(op="Mod", detail="an integer Mod's divisor is not 0")
+
+
+def _remainder(x: Any, y: Any) -> Any:
+    """``x % y`` of sizes. An integer Mod raises where its divisor is 0 (onnxruntime:
+    'Integer modulo by zero'), and the Dim algebra's remainder by a size keeps that
+    divisor (``(K*N) % K``): a size divisor the facts do not show nonzero is stated so
+    (``>= 1`` where it is never negative, else ``!= 0``), a condition of the node's, and
+    the remainder is simplified under it (0 here)."""
+    if not isinstance(y, Dim):
+        return x % y
+    facts, needs = FOLD_FACTS.get(), FOLD_NEEDS.get(None)
+    low = interval(y)[0]
+    nonzero = Condition(y, ">=", 1, _DIVISOR) if low is not None and low >= 0 else \
+        Condition(y, "!=", 0, _DIVISOR)
+    if facts.decide(nonzero) is not True:
+        if needs is None:
+            return x % y
+        if nonzero not in needs:
+            needs.append(nonzero)
+        facts = facts.with_(nonzero)
+    r = x % y
+    return facts.simplify(r) if isinstance(r, Dim) else r
 
 
 def _float_fmod(x: Any, y: Any, dtype: str) -> Any:

@@ -1,0 +1,242 @@
+"""Quotients and remainders by a size that may be 0 (``(64*b*w)//(16*b*w)``, ``n % n``),
+judged by Python's own ``//``, ``%`` and ``divmod`` at every point of a grid of sizes
+0..3, where Python raises ZeroDivisionError at a divisor 0.
+
+The Dim algebra divided one term out of each of the numerator's terms with no fact
+(``(8*b*n)//(b*n)`` was 8, ``n % n`` was 0): at ``b*n == 0`` Python raises, so a size
+made by such a division held a value where the program it describes has none, and a
+contract built on it lost the divisor. Now a quotient by a size that may be 0 is kept
+(its evaluation raises there) and facts that the divisor is >= 1 simplify it; a traced
+program's case that asked the divisor divides exactly (eval_shape, judged by NumPy), and
+a relation's condition over such a quotient that its other conditions imply is dropped
+(judged by NumPy: every condition kept is one NumPy needs).
+"""
+
+from __future__ import annotations
+
+import itertools
+import operator
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from kantensor.types.conditions import Condition
+from kantensor.types.dim import Dim, as_dim
+from kantensor.types.dimminmax import dim_max, dim_min
+from kantensor.types.facts import Facts
+from kantensor.types.poly import Opaque, divide
+from kantensor.types.symbols import substitute
+
+NAMES = ("n", "m")
+GRID = [dict(zip(NAMES, p, strict=True)) for p in itertools.product(range(4), repeat=2)]
+SIZES = {"+": operator.add, "-": operator.sub, "*": operator.mul, "//": operator.floordiv,
+         "%": operator.mod, "min": dim_min, "max": dim_max}
+INTS = {**SIZES, "min": min, "max": max}
+RAISES = "ZeroDivisionError"
+
+leaves = st.one_of(st.sampled_from(NAMES), st.integers(-3, 3))
+#: sizes defined at every point: + - * min max, and floors and remainders by ints
+total = st.recursive(leaves, lambda ch: st.one_of(
+    st.tuples(st.sampled_from(["+", "-", "*", "min", "max"]), ch, ch),
+    st.tuples(st.sampled_from(["//", "%"]), ch, st.integers(1, 3))), max_leaves=4)
+#: divisors that are 0 somewhere (often one term, which the algebra divided out)
+divisors = st.one_of(st.sampled_from([
+    "n", "m", ("*", "n", "m"), ("*", 2, "n"), ("*", "n", "n"), ("*", ("*", 3, "m"), "n"),
+    ("//", "n", 2), ("%", "n", 2), ("min", "n", "m"), ("-", "n", "m"), ("max", 1, "n"),
+    ("+", "n", 1)]), total)
+
+
+@st.composite
+def quotients(draw: st.DrawFn) -> tuple:
+    """A numerator and a divisor, the numerator often a multiple of the divisor (plus
+    an int): the cases a one-term divisor divides out."""
+    den = draw(divisors)
+    kind = draw(st.sampled_from(["any", "multiple", "shifted", "int"]))
+    if kind == "any":
+        num = draw(total)
+    elif kind == "int":
+        num = draw(st.integers(-3, 3))
+    else:
+        num = ("*", den, draw(total))
+        if kind == "shifted":
+            num = ("+", num, draw(st.integers(-3, 3)))
+    return num, den
+
+
+def ev(tree, env: dict, ops: dict):
+    if isinstance(tree, str):
+        return env[tree]
+    if isinstance(tree, int):
+        return tree
+    op, left, right = tree
+    return ops[op](ev(left, env, ops), ev(right, env, ops))
+
+
+def at(fn, *args):
+    """``fn(*args)``, or RAISES where it raises ZeroDivisionError."""
+    try:
+        return fn(*args)
+    except ZeroDivisionError:
+        return RAISES
+
+
+def value(x, point: dict):
+    """A size's value at ``point`` (RAISES where one of its divisors is 0 there, or
+    where it was made by a division by 0)."""
+    return x if x == RAISES else at(substitute, as_dim(x), point)
+
+
+SYMBOLS = {s: Dim(s) for s in NAMES}
+FORMS = {"//": operator.floordiv, "%": operator.mod,
+         "divmod[0]": lambda a, b: divmod(a, b)[0], "divmod[1]": lambda a, b: divmod(a, b)[1]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(quotients(), st.sampled_from(sorted(FORMS)))
+def test_a_quotient_by_a_size_is_pythons_at_every_point(pair, form):
+    """``a // b``, ``a % b`` and ``divmod(a, b)`` of sizes (``a`` a size or an int) at
+    every point: Python's value, and ZeroDivisionError exactly where Python raises.
+    Failed before: ``(n*m)//m`` was ``n``, ``(2*n*n) % n`` was ``0`` at ``n == 0``."""
+    num, den = pair
+    fn = FORMS[form]
+    made = at(fn, ev(num, SYMBOLS, SIZES), ev(den, SYMBOLS, SIZES))
+    for point in GRID:  # (made: RAISES where the divisor is 0 at every size, n - n)
+        want = at(lambda p=point: fn(ev(num, p, INTS), ev(den, p, INTS)))
+        assert value(made, point) == want, (form, num, den, str(made), point)
+
+
+@pytest.mark.parametrize(("num", "den"), [
+    ("64*b*w", "16*b*w"), ("n", "n"), ("2*n*n + 3*n", "n"), ("n*m", "m"), ("0", "n"),
+    ("6*n", "4*n"), ("n*m + 2*n", "n")])
+def test_named_quotients_are_kept_where_the_divisor_may_be_0(num, den):
+    """The lead's case ``(64*b*w)//(16*b*w)`` (0//0 at ``b*w == 0``) and others: Python
+    at every b, w, n, m in 0..3 (ZeroDivisionError where it raises), and facts that the
+    divisor is >= 1 give the exact quotient (no division by a size left where the
+    divisor is one term that divides every term of the numerator)."""
+    names = {s: Dim(s) for s in ("b", "w", "n", "m")}
+    a, b = eval(num, {}, names), eval(den, {}, names)
+    facts = Facts([Condition(b, ">=", 1)])
+    for op in (operator.floordiv, operator.mod):
+        made = op(a, b)
+        simplified = facts.simplify(made) if isinstance(made, Dim) else made
+        exact = not isinstance(a, int) and divide(a._terms, b._terms) is not None
+        assert not (exact and by_size(as_dim(simplified))), (num, den, str(simplified))
+        for values in itertools.product(range(4), repeat=4):
+            point = dict(zip(("b", "w", "n", "m"), values, strict=True))
+            want = at(lambda p=point, op=op: op(eval(num, {}, p), eval(den, {}, p)))
+            assert value(made, point) == want, (str(made), point)
+            if want != RAISES:
+                assert value(simplified, point) == want, (str(simplified), point)
+
+
+@settings(max_examples=300, deadline=None)
+@given(quotients(), st.sampled_from(["//", "%"]), total)
+def test_facts_that_the_divisor_is_positive_keep_pythons_values(pair, op, fact_side):
+    """Under facts ``b >= 1`` (and another fact over the sizes), the simplified quotient
+    has Python's value at every point where the facts hold."""
+    num, den = pair
+    divisor, side = ev(den, SYMBOLS, SIZES), ev(fact_side, SYMBOLS, SIZES)
+    if isinstance(divisor, int):
+        return  # (by an int: the algebra's rules, the other tests')
+    made = SIZES[op](ev(num, SYMBOLS, SIZES), divisor)
+    other = Condition(Dim("n") if isinstance(side, int) else side, ">=", 0)
+    facts = Facts([Condition(divisor, ">=", 1), other])
+    simplified = facts.simplify(made) if isinstance(made, Dim) else made
+    for point in GRID:
+        d = ev(den, point, INTS)
+        if d < 1 or not other.holds(point):
+            continue
+        want = INTS[op](ev(num, point, INTS), d)
+        assert value(simplified, point) == want, (str(made), str(simplified), point)
+
+
+#: sizes that may divide by a size: where Python's is defined, the algebra's must be
+partial = st.recursive(leaves, lambda ch: st.one_of(
+    st.tuples(st.sampled_from(["+", "-", "*", "min", "max"]), ch, ch),
+    st.tuples(st.sampled_from(["//", "%"]), ch, st.one_of(st.integers(1, 3), ch))),
+    max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(partial)
+def test_sizes_with_quotients_by_sizes_agree_with_python_where_it_is_defined(tree):
+    """A size built with quotients by sizes anywhere inside: Python's value wherever
+    Python's is defined (the algebra's ring identities may define it at more points:
+    ``n//m - n//m`` is 0), and ZeroDivisionError where its last division's divisor is 0."""
+    try:
+        made = ev(tree, SYMBOLS, SIZES)
+    except ZeroDivisionError:  # a divisor 0 at every size (n - n)
+        return
+    for point in GRID:
+        want = at(ev, tree, point, INTS)
+        if want != RAISES:
+            assert value(made, point) == want, (tree, str(made), point)
+        elif isinstance(tree, tuple) and tree[0] in ("//", "%") and \
+                at(ev, tree[1], point, INTS) != RAISES and at(ev, tree[2], point, INTS) == 0:
+            assert value(made, point) == RAISES, (tree, str(made), point)
+
+
+#: Traced programs whose divisor cancels (x is float32[N], y float32[K]).
+PROGRAMS = [
+    "lambda x, y: np.zeros((len(x) * len(y)) // len(y))",
+    "lambda x, y: np.zeros((len(x) * len(y)) % len(y) + 2)",
+    "lambda x, y: np.zeros(divmod(3 * len(y) * len(x), len(x) * len(y))[0])",
+    "lambda x, y: np.zeros((2 * len(x) * len(x) + len(x)) // len(x))",
+    "lambda x, y: np.zeros((len(x), len(y), 2)).reshape(2 * len(y), -1)",
+    "lambda x, y: np.zeros((len(x), len(y), 3)).reshape(len(y) * 3, -1)",
+]
+
+
+def _outcome(fn, sizes):
+    x, y = np.zeros(sizes["N"], "float32"), np.zeros(sizes["K"], "float32")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return np.asarray(fn(x, y))
+    except (ValueError, ZeroDivisionError):
+        return None
+
+
+@pytest.mark.parametrize("source", PROGRAMS)
+def test_traced_quotients_by_sizes_are_numpys(source):
+    """eval_shape of programs whose divisor cancels: holds exactly where NumPy runs
+    (N, K in 0..4) and gives NumPy's shape there; every condition it keeps is one NumPy
+    needs (dropped, the rest hold at a point where NumPy raises), so a condition over a
+    quotient by a size that the others imply (reshape's ``(2*K*N) % (2*K) == 0``
+    beside ``K >= 1``) is not kept."""
+    fn = eval(source, {"np": np})
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    points = [{"N": n, "K": k} for n, k in itertools.product(range(5), repeat=2)]
+    for sizes in points:
+        out = _outcome(fn, sizes)
+        assert result.holds(sizes) == (out is not None), (source, sizes)
+        if out is not None:
+            case = next((c for c in result.cases
+                         if all(a.holds(sizes) for a in c.conditions)), result)
+            shape = tuple(substitute(d, sizes) for d in case.type.shape)
+            assert shape == out.shape, (source, sizes)
+    kept = [c for c in (*result.conditions, *result.assumptions) if c.symbols()]
+    assert kept  # (each program needs a divisor >= 1)
+    for c in kept:
+        others = [x for x in kept if x is not c]
+        assert any(all(_holds(x, p) for x in others) and _outcome(fn, p) is None
+                   for p in points), (source, str(c))
+
+
+def by_size(x) -> bool:
+    """Whether the size ``x`` divides by a size anywhere."""
+    return not isinstance(x, int) and any(
+        isinstance(a, Opaque) and (a.op in ("//", "%") and not isinstance(a.args[1], int)
+                                   or any(map(by_size, a.args)))
+        for mono, _ in x._terms for a, _ in mono)
+
+
+def _holds(c, sizes: dict) -> bool:
+    try:
+        return c.holds(sizes)
+    except ZeroDivisionError:
+        return False
