@@ -3,21 +3,40 @@ of ``--blocks`` blocks MatMul -> Add -> Relu, block i mapping width i+2 to i+3 (
 block typed differently), batch a symbolic ``batch``. Each tool in a process of its own (as
 onnx_time.py does): kantensor.onnx.infer_shapes and onnx.shape_inference.infer_shapes,
 best of ``--repeat`` runs after one warm-up, and kantensor's first (cold) run; CPU
-time of the tool's process (``time.process_time``: steady on a shared machine).
+time of the tool's process (``time.process_time``: steady on a shared machine). Each
+tree's modules are compiled beforehand into a bytecode folder of the run's own (as
+before_after.py's ``compiled``), as an installed package has them: where
+PYTHONDONTWRITEBYTECODE is set, a module first imported inside the cold call (a kernel
+family's) was compiled from source there, about 2.7 ms of it. Ratios print to three
+decimals: a change of a few percent shows.
 
 ``python benchmarks/onnx_distinct.py [--blocks 6667] [--repeat 3]`` (20,000 nodes);
 ``--src DIR`` times another checkout's ``src`` (``PYTHONPATH``) too, ``--runs N`` processes
 of each tool, taking turns (each row: the best and the worst run).
+
+``--save DIR`` writes the chain of ``--blocks`` blocks as ``DIR/chain<blocks>.onnx`` (and
+nothing else) for callgrind, deterministic where the clock is not: the instructions of a
+first call per block are the slope between two chains, so that a first call's fixed cost
+is left out (a few minutes a tree at load 8)::
+
+    python benchmarks/onnx_distinct.py --blocks 200 --save DIR
+    python benchmarks/onnx_distinct.py --blocks 1000 --save DIR
+    PYTHONHASHSEED=0 PYTHONPATH=tests:benchmarks python benchmarks/cold_instructions.py
+        --model DIR/chain200.onnx TREE [TREE ...]     (then --model DIR/chain1000.onnx)
+    a block: (count at 1,000 - count at 200) / 800; --onnx counts onnx's call too
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import onnx
 from onnx import TensorProto, helper
@@ -59,9 +78,20 @@ def time_tool(tool: str, blocks: int, repeat: int) -> dict:
     return {"tool": tool, "cold": cold, "best": best, "nodes": len(m.graph.node)}
 
 
+#: The processes' bytecode folder (``PYTHONPYCACHEPREFIX``), set by main.
+BYTECODE: dict[str, str] = {}
+
+
+def compiled(src: str) -> None:
+    """Compile the modules of the source folder ``src`` into :data:`BYTECODE`'s folder."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", src],
+                   env={**os.environ, **BYTECODE}, check=True, capture_output=True)
+
+
 def one(tool: str, src: str | None, blocks: int, repeat: int) -> dict:
-    """A run of ``tool`` in a process of its own (kantensor from ``src`` when given)."""
-    env = dict(os.environ)
+    """A run of ``tool`` in a process of its own (kantensor from ``src`` when given), its
+    modules' bytecode compiled beforehand (:func:`compiled`)."""
+    env = {**os.environ, **BYTECODE}
     if src:
         env["PYTHONPATH"] = src
     out = subprocess.run([sys.executable, __file__, "--tool", tool, "--blocks", str(blocks),
@@ -78,10 +108,30 @@ def main() -> None:
     parser.add_argument("--src", action="append", default=[],
                         help="another checkout's src directory to time in turn")
     parser.add_argument("--tool", choices=("kantensor", "onnx"))
+    parser.add_argument("--save", type=Path, help="write the chain into this folder")
     args = parser.parse_args()
     if args.tool:
         print(json.dumps(time_tool(args.tool, args.blocks, args.repeat)))
         return
+    if args.save:
+        args.save.mkdir(parents=True, exist_ok=True)
+        onnx.save(model(args.blocks), str(args.save / f"chain{args.blocks}.onnx"))
+        return
+    with tempfile.TemporaryDirectory() as folder:
+        BYTECODE["PYTHONPYCACHEPREFIX"] = folder
+        for src in (_own_src(), *args.src):
+            compiled(src)
+        timed(args)
+
+
+def _own_src() -> str:
+    """The folder holding the kantensor package this Python imports (its ``src``)."""
+    spec = importlib.util.find_spec("kantensor")
+    return str(Path(spec.submodule_search_locations[0]).parent)
+
+
+def timed(args: argparse.Namespace) -> None:
+    """The runs of each tool, taking turns, and their rows."""
     rows: dict[str, list[dict]] = {}
     tools = [("kantensor", None, "kantensor"),
              *((f"kantensor {s}", s, "kantensor") for s in args.src), ("onnx", None, "onnx")]
@@ -91,12 +141,12 @@ def main() -> None:
     for label, runs in rows.items():
         cold = sorted(r["cold"] for r in runs)
         best = sorted(r["best"] for r in runs)
-        print(f"  {label:<30} {runs[0]['nodes']} nodes: cold {cold[0]:.2f}-{cold[-1]:.2f} s, "
-              f"best {best[0]:.2f}-{best[-1]:.2f} s")
+        print(f"  {label:<30} {runs[0]['nodes']} nodes: cold {cold[0]:.3f}-{cold[-1]:.3f} s, "
+              f"best {best[0]:.3f}-{best[-1]:.3f} s")
     ours, onnx_best = rows["kantensor"], min(r["best"] for r in rows["onnx"])
     onnx_cold = min(r["cold"] for r in rows["onnx"])
-    print(f"  kantensor / onnx: cold {min(r['cold'] for r in ours) / onnx_cold:.2f}x, "
-          f"best {min(r['best'] for r in ours) / onnx_best:.2f}x")
+    print(f"  kantensor / onnx: cold {min(r['cold'] for r in ours) / onnx_cold:.3f}x, "
+          f"best {min(r['best'] for r in ours) / onnx_best:.3f}x")
 
 
 if __name__ == "__main__":

@@ -311,7 +311,8 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
     # its domain, names and attributes' key, as its record reads them (a field whose
     # key's byte is nowhere in its bytes is absent; every name in ASCII bytes is text)
     domain = "" if DOMAIN not in data else node.domain
-    names, wanted = node.input[:], node.output[:]  # (lists: a record's are tuples)
+    names, wanted = node.input[:], node.output  # (a list, and protobuf's container, its one
+    # output indexed once: no list made; a record's are tuples)
     attributes = () if ATTRIBUTE not in data or not node.attribute else attributes_of(node)
     if type(last) is tuple:  # (as _template)
         last = _last(reader, op_type, last)

@@ -108,7 +108,8 @@ def _tensor(dtype: str, shape: tuple | None) -> bytes:
             dims += _SMALL[d] if d < 0x80 else _TWO[d & 0x7F] + BYTE[d >> 7] \
                 if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d))
         else:
-            dims += _UNKNOWN if d is None else _param(d)
+            dims += _UNKNOWN if d is None else _PARAMS.get(d._terms) or _param(d)  # (a
+            # named size met before: no call)
     n = len(dims)
     return body + _SHAPES[n] + dims if n < 0x80 else body + field(_SHAPE, dims)
 
