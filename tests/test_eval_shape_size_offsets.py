@@ -137,3 +137,46 @@ def _judged(fn, types):
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_sizes_as_offsets_shifts_and_positions_are_numpys(name):
     _judged(*PROGRAMS[name])
+
+
+REFUSED = {  # NumPy raises TypeError at every size: so must eval_shape
+    "a sum where a float mask": (lambda x: np.sum(x, where=x * 1.5), ["float64[A]"]),
+    "a prod where an int mask": (lambda x: np.prod(x, where=(x > 0).astype(np.int64)),
+                                 ["float64[A]"]),
+    "a sum where an int array": (lambda x: x.sum(where=np.array([1, 0, 1])), ["int8[3]"]),
+    "take clipped by floats": (lambda x, i: np.take(x, i, mode="clip"),
+                               ["float64[A]", "float32[C]"]),
+    "item at a slice": (lambda x: x.item(slice(0, 1)), ["float64[A]"]),
+    "item at None": (lambda x: x.item(None), ["float64[A]"]),
+    "item at a bool": (lambda x: x.item(True), ["float64[A]"]),
+}
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_what_numpy_refuses_by_type_is_refused(name):
+    fn, types = REFUSED[name]
+    for sizes in ({"A": 3, "C": 2}, {"A": 0, "C": 0}):
+        with pytest.raises(TypeError) as numpys:
+            fn(*_arrays(types, sizes))
+        with pytest.raises(TypeError) as ours:
+            kt.eval_shape(fn, *types)
+        assert str(numpys.value) in str(ours.value)
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16"])
+def test_take_modes_of_narrow_indices_need_nothing_of_their_dtype(mode, dtype):
+    """NumPy clips and wraps in intp: an axis longer than the indices' dtype can count
+    is taken from as any other (the box above never reaches 128)."""
+    fn = lambda x, i: np.take(x, i, mode=mode)  # noqa: E731
+    result = kt.eval_shape(fn, "float64[A]", f"{dtype}[C]")
+    for a, c in itertools.product((0, 1, 5, 200, 300, 70000), (0, 3)):
+        x = np.arange(a, dtype=np.float64)
+        i = np.array([0, 100, np.iinfo(dtype).max][:c], dtype=dtype)
+        try:
+            out = fn(x, i)
+        except IndexError:  # (a take from an empty axis)
+            assert not result.holds({"A": a, "C": c}), (a, c)
+            continue
+        assert result.holds({"A": a, "C": c}), (a, c)
+        assert out.shape == (c,)

@@ -1,6 +1,8 @@
 """``np.take(x, indices, axis, mode='clip'|'wrap')``: NumPy's definition, the indices
 clipped into ``0 .. n - 1`` or wrapped modulo ``n`` (``n`` the axis's length, the size of
-the flattened ``x`` for ``axis=None``), then taken as ``mode='raise'`` takes them.
+the flattened ``x`` for ``axis=None``) in int64 whatever their own integer dtype (NumPy
+casts them to intp first, by the rule 'same_kind': floats refused), then taken as
+``mode='raise'`` takes them.
 
 Every value is then in bounds where ``n >= 1``; where ``n == 0`` and an index is taken,
 NumPy raises ("cannot do a non-empty take from an empty axes"), as the index Op does
@@ -31,12 +33,12 @@ def moded(a: Variable, indices: Any, axis: int | None, mode: str) -> Any:
         indices = size_tensor(indices)
     if not isinstance(indices, Variable):
         values = np.asarray(indices)
-        if values.dtype.kind == "b" or values.size == 0:
-            values = values.astype(np.intp)
-        if values.dtype.kind not in "iu":
-            raise TypeError(f"Cannot cast array data from {values.dtype} to int64 "
-                            "according to the rule 'safe'")
-        indices = as_tensor_variable(values.astype(np.int64))
+        indices = as_tensor_variable(values.astype(np.intp) if values.size == 0 else values)
+    if np.dtype(indices.type.dtype).kind not in "iub":
+        raise TypeError(f"Cannot cast array data from dtype('{indices.type.dtype}') to "
+                        "dtype('int64') according to the rule 'same_kind'")
+    if indices.type.dtype != "int64":  # (NumPy clips and wraps in intp, whatever theirs)
+        indices = indices.astype("int64")
     if mode == "wrap":
         return indices % n
     return np.minimum(np.maximum(indices, 0), n - 1)
