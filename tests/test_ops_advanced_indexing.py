@@ -171,7 +171,9 @@ COMPUTED_INDICES = ["x[np.arange(4) % 2]", "x[np.arange(4) + 1]", "x[np.arange(4
                     "np.take(x, np.arange(4) % 2)", "x[np.arange(1) % 2]",
                     "x[np.tri(x.shape[0]).astype(np.int64)]", "x[np.full(3, 2)]",
                     "x[np.ones(3, dtype=np.int64) * 2]", "x[np.triu(np.full((2, 2), 3))]",
-                    "x[np.tri(x.shape[0], dtype=np.int64) * 3]", "x[np.full(2, -2)]"]
+                    "x[np.tri(x.shape[0], dtype=np.int64) * 3]", "x[np.full(2, -2)]",
+                    "x[np.roll(np.arange(4), 1)]", "x[np.partition(np.arange(4) + 1, 2)]",
+                    "x[np.tril(np.full((3, 3), 2), -1)]", "x[np.argpartition(x, 1)]"]
 
 
 @pytest.mark.parametrize("src", COMPUTED_INDICES)

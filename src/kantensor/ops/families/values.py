@@ -68,12 +68,12 @@ from ...types.symbols import free_symbols
 from ...types.variable import SizeNumber
 from ..pyints import size_of_number
 from ..sizes import axis_length
-from .arrange import repeat, tile
+from .arrange import repeat, roll, tile, tril, triu
 from .creation import full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem, index, take_along
 from .positions import counted, position_row
-from .selecting import lexsort
+from .selecting import argpartition, lexsort, partition
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
 
@@ -87,7 +87,7 @@ DEPTH = 64
 _SAME_VALUES = frozenset({np.copy, getitem, np.flip, reshape, np.ravel, broadcast_to,
                           np.transpose, np.permute_dims, np.matrix_transpose,
                           np.swapaxes, np.moveaxis, np.expand_dims, squeeze, repeat, tile,
-                          np.roll, np.sort, np.partition})
+                          roll, np.sort, partition})
 #: Ops that pick some of their first input's values (reductions: none on an empty axis,
 #: where NumPy raises; unless an ``initial`` joins them). Which are picked is the data's
 #: or the sizes': of values no data decide the input's hull is not the picked values'
@@ -96,7 +96,7 @@ _PICKING = frozenset({index, np.take, take_along, np.diagonal, np.max, np.min})
 #: Ops whose values are some of all their inputs'.
 _UNION = frozenset({concatenate, stack, vstack, hstack})
 #: Ops whose output is a permutation of 0 .. n - 1 along their (normalised) axis.
-_PERMUTING = frozenset({argsort, np.argpartition, lexsort})
+_PERMUTING = frozenset({argsort, argpartition, lexsort})
 #: Ops whose output holds positions along their (normalised) axis of their input, of
 #: the flattened input for None, that the data decide: any of 0 .. n - 1.
 _POSITIONS = frozenset({np.argmax, np.argmin})
@@ -287,7 +287,7 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
     if impl is np.clip and len(ins) == 3:  # minimum(maximum(x, lo), hi)
         x, lo, hi = (_range(y, depth, memo) for y in ins)
         return _computed(np.minimum, [_computed(np.maximum, [x, lo]), hi])
-    if impl in (np.tril, np.triu, np.diag):  # its values and 0 (diag of a matrix: some
+    if impl in (tril, triu, np.diag):  # its values and 0 (diag of a matrix: some
         lo, hi = _range(ins[0], depth, memo)  # of them, within the same hull)
         found = _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
         return found if impl is not np.diag or v.type.ndim == 2 else _picked(v, lambda: found)
