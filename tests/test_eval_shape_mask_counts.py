@@ -110,6 +110,7 @@ def test_positions_in_values_of_no_data_are_not_read_for_every_data(fn):
     seed 55 #109). Never refused where NumPy runs; held only where it runs."""
     types = ["float64[A,B]"]
     result = kt.eval_shape(fn, *types)
+    decided = 0
     for a, b in itertools.product(BOX, repeat=2):
         sizes = {"A": a, "B": b}
         outcomes = {_runs(fn, types, sizes, make) for make in DATA}
@@ -118,3 +119,23 @@ def test_positions_in_values_of_no_data_are_not_read_for_every_data(fn):
         except ValueError:
             continue  # (the sizes decide it in a way not read: said so)
         assert outcomes == {held}, sizes
+        decided += 1
+    assert decided  # (a holds that never answers would pass the loop)
+
+
+def test_positions_in_uninitialised_values_are_read_for_every_data():
+    """``np.empty_like(x)``'s values are NumPy's uninitialised memory (kantensor's are
+    zeros, under an implementation of its own): its argmin is any of ``0 .. B - 1``, so
+    an index of it is held only where every position is in bounds. Judged by NumPy on
+    the data that put the argmin last (a row decreasing), which fails wherever any does."""
+    def fn(x, data=np.empty_like):
+        return x[np.argmin(data(x), axis=1)]
+    result = kt.eval_shape(fn, "float64[A,B]")
+    for a, b in itertools.product(BOX, repeat=2):
+        worst = lambda x: np.tile(np.arange(x.shape[1])[::-1], (x.shape[0], 1))  # noqa: E731
+        try:
+            fn(np.zeros((a, b)), worst)
+            runs = True
+        except (IndexError, ValueError):  # (out of bounds; an argmin of an empty row)
+            runs = False
+        assert result.holds({"A": a, "B": b}) == runs, (a, b)

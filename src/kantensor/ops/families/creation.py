@@ -47,6 +47,12 @@ def like(types: tuple, dtype: str | None = None, **_: Any) -> dict[str, Any]:
     return {"x": dims("a", x.ndim), "dt": dtype or "t"}
 
 
+def empty_like(a: np.ndarray, dtype: str | None = None) -> np.ndarray:
+    """``numpy.empty_like``, whose values are not to be read: zeros here, under a function
+    of its own so that nothing reads them as zeros (:mod:`.values`: any values)."""
+    return np.zeros_like(a, dtype=dtype)
+
+
 @reads_ranks
 def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
            **_: Any) -> dict[str, Any]:

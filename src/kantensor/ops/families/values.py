@@ -34,7 +34,8 @@ may hold only small values for some data, yet the hull refuses the sizes where o
 them could be out of bounds. A hull needs the argsort's sizes (ints, or Dims an input
 names); in a ``kt`` graph whose axes are unknown (None) only the argsort itself is read,
 and what moves it is unknown (unchecked, as an index of data is: never a wrong bound).
-An argsort's axes permuted (``.T``, ``swapaxes``): :func:`permutation_axis`.
+An argsort whose axes are permuted (``.T``, ``swapaxes``, ``moveaxis``) permutes the
+axis its own went to (:func:`permutation_axis`).
 
 ``argmax``/``argmin`` are data-decided positions within ``0 .. n - 1``, not a
 permutation; each of them is reached for some data (the greatest where the data grow
@@ -69,7 +70,7 @@ from ...types.variable import SizeNumber
 from ..pyints import size_of_number
 from ..sizes import axis_length
 from .arrange import repeat, roll, tile, tril, triu
-from .creation import full, ones, random, ranged, zeros
+from .creation import empty_like, full, ones, random, ranged, zeros
 from .elementwise import cast
 from .indexing import getitem, index, take_along
 from .positions import counted, position_row
@@ -202,9 +203,8 @@ def made_of_sizes(v: Variable) -> bool:
     data (a graph input's values, a sampler's); ``shape_of(x)`` reads only x's length.
     Where :func:`value_range` does not read such values, they are still the sizes' to
     decide: ``eval_shape`` assumes them in bounds, on an unknown it names.
-    (``np.empty_like`` of such values, whose Op is ``zeros_like``'s, counts as made of
-    them: an assumption on an unknown, never a wrong answer; ``ones_like``/``zeros_like``
-    of data read its shape only.)"""
+    (``ones_like``/``zeros_like`` of data read its shape only; ``np.empty_like``'s values
+    are data, NumPy's uninitialised memory, as a sampler's are.)"""
     seen, todo = set(), [v]
     while todo:
         x = todo.pop()
@@ -214,7 +214,7 @@ def made_of_sizes(v: Variable) -> bool:
         if x.owner is None:
             return False
         impl = getattr(x.owner.op, "impl", None)
-        if impl is random:  # (samples are data, though they take no data input)
+        if impl is random or impl is empty_like:  # (data, though they take none)
             return False
         if impl not in _SHAPE_ONLY:
             todo.extend(x.owner.inputs)
@@ -222,7 +222,7 @@ def made_of_sizes(v: Variable) -> bool:
 
 
 #: Ops whose values read only the shape of their input: ``shape_of``'s length,
-#: ``ones_like``/``zeros_like`` (``np.empty_like``'s too) of data are no data.
+#: ``ones_like``/``zeros_like`` of data are no data.
 _SHAPE_ONLY = frozenset({axis_length, np.ones_like, np.zeros_like})
 
 
