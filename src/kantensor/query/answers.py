@@ -49,11 +49,17 @@ class _Namer:
     """Fresh Dim names for sizes an answer leaves unknown (unique in the answer): a size
     the user named keeps that name, any other is ``n``, ``n1``, ..."""
 
-    def __init__(self, taken: set[str], names: dict[Any, str]):
-        self.taken = taken
+    def __init__(self, taken: set[str], names: dict[Any, str], own: dict[Any, str]):
+        """``taken``: names no fresh size may have; ``names``: the user's variables'
+        names (taken too); ``own``: an unknown size a user variable stands for, and its
+        name, which it keeps (where no given size has it)."""
+        self.taken = taken | set(names.values())
         self.names = names
+        self.own = {w: name for w, name in own.items() if name not in taken}
 
     def __call__(self, v: Any) -> Dim:
+        if v in self.own:
+            return Dim(self.own.pop(v))
         base = self.names.get(v) or prefix_of(v)
         base = base if base.isidentifier() else "n"
         name, k = base, 1
@@ -74,15 +80,18 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
              if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
     # every name a given size mentions is taken (``n`` of a size number ``n - 3`` too: a
     # fresh size named ``n`` would be that ``n``, a relation the answer does not have)
-    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)} | \
-        set(names.values())
-    for v in user:  # an unknown size a user variable stands for is named after it
+    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)}
+    # an unknown size a user variable stands for is named after it (named first), unless
+    # the constraints define it (``s0 == 6*m``: s0 is 6*m, not s0 where s0 == 6*m)
+    own: dict[Any, str] = {}
+    for v in user:
         w = walk(v, s)
         if v in roles and isvar(w) and w not in named and names[v].isidentifier():
-            named[w] = Dim(names[v])
-    sizes = list(term_vars([*size_positions(user, s), *roles], s))
+            own.setdefault(w, names[v])
+    sizes = list(term_vars([*own, *size_positions(user, s), *roles], s))
     residual: list[Clause] = []
-    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names, own),
+                             residual)
     if REFUTED in residual:
         return None  # the constraints left hold at no named sizes: no answer
     for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
