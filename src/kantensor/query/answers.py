@@ -14,7 +14,7 @@ from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
 from ..logic.answers import REFUTED, symbolic_values
-from ..logic.store import TypeStore
+from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from ..types.conditions import Clause, Condition
 from ..types.dim import Dim
@@ -103,10 +103,18 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
                 (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
             residual.append(c)
 
+    facts = facts_of(s)
+
     def value(term: Any, is_size: bool = False) -> Any:
+        """``term``'s value; a size in make_node's form (simplified under the facts: a
+        slice ``x[1:n]`` of ``float32[2]`` is ``min(1, n//2)`` there, the query said
+        ``max(0, min(2, n) - 1)``, the same at every n)."""
         t = walk(term, s)
         if isvar(t):
-            return values.get(t) if is_size else None
+            t = values.get(t) if is_size else None
+            return facts.simplify(t) if type(t) is Dim else t
+        if type(t) is Dim:
+            return facts.simplify(t)
         if isinstance(t, TensorTerm):
             dtype, shape = walk(t.dtype, s), value(t.shape)
             if isinstance(dtype, str) and isinstance(shape, tuple) and \
