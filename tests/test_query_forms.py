@@ -32,3 +32,34 @@ def test_a_slice_to_a_named_size_is_answered_in_make_nodes_form(start, size):
         want = np.zeros(size)[start:k].shape
         assert tuple(substitute(d, {"n": k}) if isinstance(d, kt.Dim) else d
                      for d in made.shape) == want, (start, size, k)
+
+
+@pytest.mark.parametrize("shape", [(N, 3), (N,), (2, N)], ids=str)
+def test_a_size_the_conditions_fix_is_answered_as_make_node_gives_it(shape):
+    """``broadcast_to{shape=(n, 3)}`` of ``float32[2,1]``: make_node builds
+    ``float32[2,3]`` where ``2 - n == 0``, the query answered ``float32[n,3]`` where the
+    same: the query now says the int as make_node does, under the same conditions; and
+    make_node's answer is NumPy's shape at every n in 0..5 where its conditions hold,
+    none where NumPy refuses."""
+    op = kt.broadcast_to.bind(shape=shape)
+    for rank in range(3):
+        for sizes in itertools.product(range(3), repeat=rank):
+            t = kt.TensorType("float32", sizes)
+            try:
+                y = kt.broadcast_to(t(), shape=shape)
+            except (TypeError, ValueError):
+                y = None
+            made = [] if y is None else [(y.type, set(map(str, y.facts or ())))]
+            answers = [(a["Y"], set(map(str, a.where)))
+                       for a in query(op, [t], [var("Y")])]
+            assert answers == made, (shape, sizes, made, answers)
+            for k in range(6):
+                try:
+                    want = {np.broadcast_to(np.zeros(sizes), [k if d is N else d
+                                                              for d in shape]).shape}
+                except ValueError:
+                    want = set()
+                holds = y is not None and all(c.holds({"n": k}) for c in y.facts or ())
+                got = {tuple(substitute(d, {"n": k}) if isinstance(d, kt.Dim) else d
+                             for d in y.type.shape)} if holds else set()
+                assert got == want, (shape, sizes, k, made)

@@ -18,7 +18,8 @@ from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from ..types.conditions import Clause, Condition
 from ..types.dim import Dim
-from ..types.symbols import free_symbols
+from ..types.dimfacts import solve_for
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
 #: The anonymous variables :func:`~kantensor.query.pattern` made for what the user left
@@ -103,18 +104,24 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
                 (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
             residual.append(c)
 
-    facts = facts_of(s)
+    facts, fixed = facts_of(s), _fixed(residual)
+
+    def size(x: Any) -> Any:
+        """A size in make_node's form: a named size its conditions fix to an int is that
+        int (``broadcast_to{shape=(n, 3)}`` of ``float32[2,1]`` is ``float32[2,3]`` where
+        ``2 - n == 0``, as make_node says), simplified under the facts (a slice ``x[1:n]``
+        of ``float32[2]`` is ``min(1, n//2)`` there; the query said ``max(0, min(2, n) -
+        1)``, the same at every n)."""
+        if type(x) is not Dim:
+            return x
+        return facts.simplify(substitute(x, fixed) if fixed else x)
 
     def value(term: Any, is_size: bool = False) -> Any:
-        """``term``'s value; a size in make_node's form (simplified under the facts: a
-        slice ``x[1:n]`` of ``float32[2]`` is ``min(1, n//2)`` there, the query said
-        ``max(0, min(2, n) - 1)``, the same at every n)."""
         t = walk(term, s)
         if isvar(t):
-            t = values.get(t) if is_size else None
-            return facts.simplify(t) if type(t) is Dim else t
+            return size(values.get(t)) if is_size else None
         if type(t) is Dim:
-            return facts.simplify(t)
+            return size(t)
         if isinstance(t, TensorTerm):
             dtype, shape = walk(t.dtype, s), value(t.shape)
             if isinstance(dtype, str) and isinstance(shape, tuple) and \
@@ -126,6 +133,20 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
         return t
 
     return Answer({names[v]: value(v, v in roles) for v in user}, residual)
+
+
+def _fixed(where: Sequence[Clause]) -> dict[str, int]:
+    """The named sizes an answer's equalities make ints (``2 - n == 0``: n is 2)."""
+    out: dict[str, int] = {}
+    for c in where:
+        if isinstance(c, Condition) and c.op == "==":
+            diff = c.left - c.right
+            names = free_symbols(diff) if isinstance(diff, Dim) else set()
+            if len(names) == 1 and all(isinstance(u, str) for u in names):
+                value = solve_for(diff, next(iter(names)), 0)
+                if type(value) is int and value >= 0:
+                    out[next(iter(names))] = value
+    return out
 
 
 class Answer(dict):
