@@ -8,6 +8,7 @@ instance of an answer (complete). The same for an unknown output Z. Also the bou
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from unification import var
@@ -134,6 +135,9 @@ def _check(name, pattern, targets):
     op = OPS[name]
     names, built = _built(op, pattern)
     cases = len(built)
+    if _miscounted(op, pattern, built):
+        CASES[f"repeated variables, {name} {''.join(pattern)}"] = cases
+        return
     variables = {n: var(n) for n in names}
     for text in targets:  # a bare logic variable per name, repeated
         target = kt.TensorType.parse(text)
@@ -155,6 +159,25 @@ def _check(name, pattern, targets):
                   if tuple(x.dtype for x in c) == dtypes}
         cases += _complete(names, answers, picked, None)
     CASES[f"repeated variables, {name} {''.join(pattern)}"] = cases
+
+
+def _miscounted(op, pattern, built) -> bool:
+    """Whether the Op never takes as many inputs as ``pattern`` has (einsum{i,i->i} given
+    three): then make_node refuses every choice with the arity error, and the query
+    refuses the count with the same words (it answered 'no solutions')."""
+    args = [DOMAIN[0]() for _ in pattern]
+    try:
+        op(args) if op in LISTS else op(*args)
+    except (TypeError, ValueError) as exc:
+        said = re.search(rf"takes \d+ inputs?, got {len(pattern)}", str(exc))
+        if said is None or not isinstance(exc, kt.TypeInferenceError):
+            return False
+    else:
+        return False
+    assert all(out is None for out in built.values()), pattern
+    with pytest.raises(kt.TypeInferenceError, match=said.group(0)):
+        kt.query(op, [var(n) for n in pattern], [var("Z")])
+    return True
 
 
 class _Named(dict):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..graph.basic import Variable
-from ..graph.display import block, code, table
+from ..graph.display import block, code, table, value_text
 from ..graphtext import GraphTextError, read_graph
 from ..query import Solutions, query
 from ..query.hidden import with_hidden
@@ -93,9 +93,23 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
     else:  # (the inputs that carry its size parameters added, as the call adds them)
         types = with_hidden(target, types)
         sig, op = target.signature_for(tuple(types))
-        name = str(op)
+        name = _op_text(op)
     built = build(sig, types, name=name if isinstance(target, Signature) else op)
     return InferResult(name, sig, tuple(types), built.types, built.conditions)
+
+
+def _op_text(op: Any) -> str:
+    """The Op and its parameters as the user wrote them (:meth:`~kantensor.ops.op.
+    TemplateOp.written`: ``sum{axis=-1}``, not its resolved ``axis=(2,)`` and defaults;
+    ``reshape{shape=(n, -1)}``, a size by its name or expression as
+    :func:`~kantensor.graph.display.value_text` writes it, where the Op's own text has
+    ``Dim('n')`` and the builder's ``axes_of``)."""
+    written = getattr(op, "written", None)
+    if written is None:
+        return str(op)
+    name, params = written()
+    return f"{name}{{{', '.join(f'{k}={value_text(v)}' for k, v in params)}}}" \
+        if params else name
 
 
 class Answers:

@@ -10,11 +10,12 @@ that a query answer (:mod:`kantensor.query`) or a refined type says exactly what
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, Source
-from ..types.dim import Dim, DimLike, unknown
-from ..types.dimfacts import NO_SOLUTION, assume_divisible, solve_for
+from ..types.dim import Dim, DimLike, as_dim, unknown
+from ..types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import Facts
 from ..types.factsatoms import by_size
@@ -46,11 +47,13 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
     """
     if fresh is None and not named and not any(isinstance(c, Equation) for c in pending):
         return {}  # nothing to solve from and nothing to name: no variable gets a value
-    known: dict[Any, DimLike] = {}
+    fixed = _assumed_ints(s) if residual is not None else {}
+    known: dict[Any, DimLike] = dict(fixed)  # (a name's int: its key is the name)
     for v, dim in named.items():
         w = walk(v, s)
         if isvar(w):
-            known.setdefault(w, dim)
+            known.setdefault(w, _over(dim, fixed))
+    defined: list[Any] = []  # the variables an equation defines, in order
     equations = [c for c in pending if isinstance(c, Equation)]
     pending_equations = list(equations)
     broadcasts = [c for c in pending if isinstance(c, Broadcast)] if fresh is not None else []
@@ -81,9 +84,12 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
                         equations.remove(c)
                     continue
                 value = solve_for(diff, free[0], 0)
+                if value is None:  # (a quotient exact where the remainders are 0)
+                    value = _exact(diff, free[0], equations, s, known)
                 if value is None or value is NO_SOLUTION:
                     continue
                 known[free[0]] = value
+                defined.append(free[0])
                 equations.remove(c)
                 changed = True
         missing = [v for v in order if isvar(v) and v not in known]
@@ -93,7 +99,7 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
         first = next((v for v in missing if v not in outs), missing[0])
         known[first] = fresh(first)
     if fresh is not None and residual is not None:
-        residual.extend(_residual(pending, s, known, fresh))
+        residual.extend(_residual(pending, s, known, fresh, defined))
     zeros = _zeros(pending_equations, s, known)
     return {v: assume_divisible(known[v], zeros) for v in order if isvar(v) and v in known}
 
@@ -146,13 +152,55 @@ def _open(x: DimLike) -> bool:
     return not isinstance(x, int) and any(not isinstance(u, str) for u in free_symbols(x))
 
 
-def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any
-              ) -> list[Clause]:
+def _assumed_ints(s: dict) -> dict[str, int]:
+    """The named sizes that the equalities a solve needed (:data:`~.terms.ASSUMED`, kept
+    as conditions of its answer) make ints: ``m == 4``, or ``2*m == 8``, gives
+    ``{"m": 4}``; the answer holds only there, so its values may say 4 for m."""
+    fixed: dict[str, int] = {}
+    pairs = [(a, b) for a, b, _ in s.get(ASSUMED, ())]
+    changed = True
+    while changed:
+        changed = False
+        for a, b in pairs:
+            try:
+                diff = _over(as_dim(a) - as_dim(b), fixed)
+            except ZeroDivisionError:
+                continue
+            names = free_symbols(diff) if not isinstance(diff, int) else set()
+            if len(names) != 1 or not all(isinstance(u, str) for u in names):
+                continue
+            (name,) = names
+            value = solve_for(diff, name, 0)
+            if isinstance(value, int) and value >= 0:
+                fixed[name] = value
+                changed = True
+    return fixed
+
+
+def _exact(diff: DimLike, v: Any, equations: list, s: dict, known: dict[Any, DimLike]
+           ) -> DimLike | None:
+    """The value of ``v`` making ``diff == 0`` where the pending equations that say a
+    remainder ``r % k`` is 0 hold (as the answer's where-clauses do): ``k*(r//k)`` is
+    ``r`` there, so ``6 == n//4`` with ``n % 4 == 0`` is ``24 == n``; None where no such
+    remainder makes ``diff`` linear in ``v``."""
+    zeros = _zeros(equations, s, known)
+    divisors = {k for r, k in filter(None, map(remainder_fact, zeros)) if k > 0}
+    if not divisors:
+        return None
+    value = solve_for(assume_divisible(math.lcm(*divisors) * diff, zeros), v, 0)
+    return None if value is NO_SOLUTION else value
+
+
+def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
+              defined: list[Any] = ()) -> list[Clause]:
     """The pending equations, where-clauses and broadcasts that do not hold whatever the
     named Dims are, over those Dims (an unknown no answer shows is named by ``fresh``
     too): a broadcast's condition is NumPy's (:func:`broadcastable` where its result is
-    its rule's value, :func:`broadcast_onto` where the result is a size of its own)."""
-    out: list[Clause] = []
+    its rule's value, :func:`broadcast_onto` where the result is a size of its own);
+    and a size an equation ``defined`` (``v + 1 == n``: ``v = n - 1``) is >= 0 (so n >= 1),
+    as make_node's answer says."""
+    out: list[Clause] = [Condition(known[v], ">=", 0) for v in defined
+                         if not (isinstance(known[v], int) and known[v] >= 0)]
     for c in pending:
         if isinstance(c, Broadcast):
             sizes = [*c.sizes, c.out]

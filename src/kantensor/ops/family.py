@@ -73,7 +73,7 @@ class OpFamily:
                                              self.compute, self.__doc__, params, self.builder)
             op.user_params = tuple((k, v) for k, v in key if k not in self._defaults
                                    or not _same(self._defaults[k], v))
-            op.lowering, op.data_sizes = self.lowering, self.data_sizes
+            op.lowering, op.data_sizes, op.spec = self.lowering, self.data_sizes, self.spec
         return op
 
     @property

@@ -36,6 +36,7 @@ from ..types.type import TensorType
 from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
 from .callspec import call_signature
 from .display import OpFacts, op_html
+from .inputcount import check_count
 from .located import Unplaced, located
 from .params import ParamError
 from .pyints import check_python_ints, exact_operands, number_key, size_conditions, wrapped_key
@@ -56,7 +57,6 @@ COMPUTE_MODES = ("output", "promote", "select", "none", "wider")
 #: How many input-type keys a SignatureOp remembers the outputs of, and how many calls
 #: an OpFamily remembers over all its call shapes (then it starts over).
 MEMO_SIZE = 1024
-
 
 
 def _built_default(node: Apply) -> str | None:
@@ -133,9 +133,8 @@ class SignatureOp(Op):
     _memo: dict[tuple, tuple] = {}  # never mutated: each Op gets its own in _infer
 
     def __getstate__(self) -> dict:
-        """Pickled without its build memo: the memo holds other graphs' types and facts
-        (whatever was built with this Op before), which a pickle of one graph must not
-        carry; an unpickled Op fills its own again."""
+        """Pickled without its build memo: the memo holds other graphs' types and facts (what
+        was built with this Op before), which a pickle of one graph must not carry."""
         return {k: v for k, v in self.__dict__.items() if k != "_memo"}
     #: How backends compute it, declared by its catalogue entry: backend -> kind of
     #: algorithm (``{"dask": "reduction"}``); an Op with none is computed by its
@@ -227,6 +226,9 @@ class SignatureOp(Op):
             signature, op = self.signature_for(types)
             found = build(signature, types, tuple([x.wrapped for x in inputs]), name=op,
                           facts=EMPTY if facts is None else facts)
+        except (TypeError, ValueError, IndexError):
+            check_count(self, types)  # a count its call never takes: the arity error
+            raise
         finally:
             unpin_default(token)
         outs = found.types
@@ -334,8 +336,7 @@ class SignatureOp(Op):
 
 #: A builder fills a template's placeholders: ``builder(input_types, **params)`` returns
 #: ``{placeholder: object}`` (dims, operands, clauses, alternatives: see
-#: :mod:`kantensor.syntax.template`), and may resolve parameters under the key "params"
-#: (say, negative axes made positive once the rank is known).
+#: :mod:`kantensor.syntax.template`); it may resolve parameters under the key "params".
 Builder = Callable[..., dict[str, Any]]
 
 
@@ -414,12 +415,13 @@ class TemplateOp(SignatureOp):
     #: The parameters as the user wrote them (the builder's resolved values, such as
     #: reshape's ``axes_of``, are not); None: all of :attr:`params`.
     user_params: tuple[tuple[str, Any], ...] | None = None
+    spec: Any = None  # its family's call, which counts its inputs (ops/inputcount.py)
 
     def with_params(self, params: dict[str, Any]) -> TemplateOp:
         made = TemplateOp(self.name, self.template, self.impl, self.compute, self.__doc__,
                           params, self.builder)
         made.user_params = self.written()[1]
-        made.lowering, made.data_sizes = self.lowering, self.data_sizes
+        made.lowering, made.data_sizes, made.spec = self.lowering, self.data_sizes, self.spec
         return made
 
     def written(self) -> tuple[str, tuple[tuple[str, Any], ...]]:

@@ -23,6 +23,7 @@ from unification import isvar, var
 from ..logic.store import labelo
 from ..logic.terms import TensorTerm
 from ..ops import op_named
+from ..ops.inputcount import check_count
 from ..signature.arity import arities, check_arity
 from ..signature.signature import Signature
 from ..signature.solve import DEFAULT_MAX_RANK, Relation
@@ -56,19 +57,25 @@ def relation(op_or_signature: Any, max_rank: int = DEFAULT_MAX_RANK) -> Relation
     An Op whose parameters hold symbolic sizes takes its inputs as its call names them
     (the size inputs then added, :mod:`.hidden`) or as its node has them."""
     rel = signature_relation(resolve(op_or_signature), max_rank)
-    if adds_inputs(rel.target):
-        rel.goal = _sized_goal(rel.goal, rel.target)
+    sized = adds_inputs(rel.target)
+    if sized:
         rel.takes_none = (node_inputs(rel.target) or (None,))[0] == 0
+    rel.goal = _checked_goal(rel.goal, rel, sized)
     return rel
 
 
-def _sized_goal(goal: Callable, target: Any) -> Callable:
-    """``goal`` with the size inputs of ``target``'s parameters added where the inputs
-    are the ones its call names (:func:`.hidden.with_hidden`)."""
-    def sized_goal(inputs: Sequence[Any], outputs: Sequence[Any], beyond: Any = None
-                   ) -> Callable:
-        return goal(with_hidden(target, inputs), outputs, beyond)
-    return sized_goal
+def _checked_goal(goal: Callable, rel: Relation, sized: bool) -> Callable:
+    """``goal`` given as many inputs and outputs as the Op takes (:func:`_check_counts`,
+    make_node's and query's arity error: ``einsum{subscripts='ij,jk->ik'}`` given three
+    inputs had no answer), with the size inputs of its parameters added where ``sized``
+    and the inputs are the ones its call names (:func:`.hidden.with_hidden`)."""
+    def checked_goal(inputs: Sequence[Any], outputs: Sequence[Any], beyond: Any = None
+                     ) -> Callable:
+        if sized:
+            inputs = with_hidden(rel.target, inputs)
+        _check_counts(rel, inputs, len(outputs))
+        return goal(inputs, outputs, beyond)
+    return checked_goal
 
 
 def pattern(dtype: Any = None, shape: Any = None, wrapped: Any = False) -> TensorTerm:
@@ -160,9 +167,10 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     the query answered 'no solutions' without it), and gives as many outputs as it has
     (Attention's ``outputs``, one update per input of Adam); else as many inputs as its
     node has where its parameters say it (:func:`.hidden.node_inputs`: ``flatten`` takes
-    one, ``index{index=(<array 0>,)}`` two; a builder refusing another count answered
-    'no solutions') or as given, and as many outputs
-    as :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    one, ``index{index=(<array 0>,)}`` two, ``einsum{subscripts='ij,jk->ik'}`` two; a
+    builder refusing another count answered 'no solutions'; a sequence of tensors one
+    or more, :func:`kantensor.ops.inputcount.check_count`) or as given, and as many
+    outputs as :attr:`Relation.n_outputs` counts on inputs of one rank."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
@@ -170,9 +178,10 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
         return
     sig = _rendered(rel, inputs)
     if sig is None:
+        check_count(rel.target, inputs)  # make_node's check of a bound Op
         found = node_inputs(rel.target, inputs)  # the call's inputs and the size inputs
         takes = n_in if found is None else found[0] + len(found[1])
-        check_arity(rel.name, {(takes, rel.n_outputs)}, n_in, n_out)
+        check_arity(str(rel.target), {(takes, rel.n_outputs)}, n_in, n_out)
     else:
         check_arity(lambda: f"{rel.name} {sig}", arities(sig), n_in, n_out, sig)
 

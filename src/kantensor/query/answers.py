@@ -14,11 +14,12 @@ from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
 from ..logic.answers import REFUTED, symbolic_values
-from ..logic.store import TypeStore
+from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from ..types.conditions import Clause, Condition
 from ..types.dim import Dim
-from ..types.symbols import free_symbols
+from ..types.dimfacts import solve_for
+from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 
 #: The anonymous variables :func:`~kantensor.query.pattern` made for what the user left
@@ -49,11 +50,17 @@ class _Namer:
     """Fresh Dim names for sizes an answer leaves unknown (unique in the answer): a size
     the user named keeps that name, any other is ``n``, ``n1``, ..."""
 
-    def __init__(self, taken: set[str], names: dict[Any, str]):
-        self.taken = taken
+    def __init__(self, taken: set[str], names: dict[Any, str], own: dict[Any, str]):
+        """``taken``: names no fresh size may have; ``names``: the user's variables'
+        names (taken too); ``own``: an unknown size a user variable stands for, and its
+        name, which it keeps (where no given size has it)."""
+        self.taken = taken | set(names.values())
         self.names = names
+        self.own = {w: name for w, name in own.items() if name not in taken}
 
     def __call__(self, v: Any) -> Dim:
+        if v in self.own:
+            return Dim(self.own.pop(v))
         base = self.names.get(v) or prefix_of(v)
         base = base if base.isidentifier() else "n"
         name, k = base, 1
@@ -74,15 +81,18 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
              if isvar(walk(v, s))}  # a given type's Dims first: they keep their names
     # every name a given size mentions is taken (``n`` of a size number ``n - 3`` too: a
     # fresh size named ``n`` would be that ``n``, a relation the answer does not have)
-    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)} | \
-        set(names.values())
-    for v in user:  # an unknown size a user variable stands for is named after it
+    taken = {x for d in store.dims for x in free_symbols(d) if isinstance(x, str)}
+    # an unknown size a user variable stands for is named after it (named first), unless
+    # the constraints define it (``s0 == 6*m``: s0 is 6*m, not s0 where s0 == 6*m)
+    own: dict[Any, str] = {}
+    for v in user:
         w = walk(v, s)
         if v in roles and isvar(w) and w not in named and names[v].isidentifier():
-            named[w] = Dim(names[v])
-    sizes = list(term_vars([*size_positions(user, s), *roles], s))
+            own.setdefault(w, names[v])
+    sizes = list(term_vars([*own, *size_positions(user, s), *roles], s))
     residual: list[Clause] = []
-    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names), residual)
+    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names, own),
+                             residual)
     if REFUTED in residual:
         return None  # the constraints left hold at no named sizes: no answer
     for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
@@ -94,10 +104,24 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
                 (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
             residual.append(c)
 
+    facts, fixed = facts_of(s), _fixed(residual)
+
+    def size(x: Any) -> Any:
+        """A size in make_node's form: a named size its conditions fix to an int is that
+        int (``broadcast_to{shape=(n, 3)}`` of ``float32[2,1]`` is ``float32[2,3]`` where
+        ``2 - n == 0``, as make_node says), simplified under the facts (a slice ``x[1:n]``
+        of ``float32[2]`` is ``min(1, n//2)`` there; the query said ``max(0, min(2, n) -
+        1)``, the same at every n)."""
+        if type(x) is not Dim:
+            return x
+        return facts.simplify(substitute(x, fixed) if fixed else x)
+
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
         if isvar(t):
-            return values.get(t) if is_size else None
+            return size(values.get(t)) if is_size else None
+        if type(t) is Dim:
+            return size(t)
         if isinstance(t, TensorTerm):
             dtype, shape = walk(t.dtype, s), value(t.shape)
             if isinstance(dtype, str) and isinstance(shape, tuple) and \
@@ -109,6 +133,20 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
         return t
 
     return Answer({names[v]: value(v, v in roles) for v in user}, residual)
+
+
+def _fixed(where: Sequence[Clause]) -> dict[str, int]:
+    """The named sizes an answer's equalities make ints (``2 - n == 0``: n is 2)."""
+    out: dict[str, int] = {}
+    for c in where:
+        if isinstance(c, Condition) and c.op == "==":
+            diff = c.left - c.right
+            names = free_symbols(diff) if isinstance(diff, Dim) else set()
+            if len(names) == 1 and all(isinstance(u, str) for u in names):
+                value = solve_for(diff, next(iter(names)), 0)
+                if type(value) is int and value >= 0:
+                    out[next(iter(names))] = value
+    return out
 
 
 class Answer(dict):

@@ -26,11 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..logic.terms import TensorTerm
-from ..ops import CATALOGUE
-from ..ops.callspec import OWN_SIZE_KINDS, SIZE_KINDS
-from ..ops.paramvalues import ArrayRef
-from ..ops.sizes import foreign_names, symbolic
-from ..types.dim import Dim
+from ..ops.callspec import OWN_SIZE_KINDS
+from ..ops.inputcount import call_inputs
+from ..ops.sizes import symbolic
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .answers import anonymous
@@ -40,45 +38,17 @@ __all__ = ["adds_inputs", "node_inputs", "sized", "with_hidden"]
 
 def node_inputs(op: Any, inputs: Sequence[Any] | None = None
                 ) -> tuple[int, list[Any]] | None:
-    """``(inputs the call names, the size inputs' Dims)`` of a catalogue Op with its
-    parameters bound: the tensors of its call, an advanced index's ``*arrays`` counted
-    by the arrays its index refers to (``index{index=(<array 0>, :n)}`` names ``x`` and
-    one array), then one size input per Dim of its size parameters. A shape parameter
-    written over the input's own sizes (``reshape``'s) adds one for each size of
-    another variable and each named size the first of ``inputs`` does not have
-    (``float32[n,6]`` reshaped to ``(m, -1)`` takes a ``bool[m]``), as the call adds
-    them (a size a logic variable stands for is not its own: the carrier's relation
-    says the same of it). None where the parameters do not say the count: an Op
-    outside the catalogue, a call that takes a sequence of tensors or any number
-    (``concatenate``, ``einsum``), a shape parameter with sizes and no inputs given."""
-    params = getattr(op, "params", None)
-    if params is None or not isinstance(getattr(op, "name", None), str):
+    """``(inputs the call names, the size inputs' Dims)`` of an Op with its parameters
+    bound, by its family's call (:func:`kantensor.ops.inputcount.call_inputs`: an advanced
+    index's ``*arrays`` counted by its index, einsum's ``*operands`` by its subscripts, a
+    reshape's size inputs by the first of ``inputs``). None where the parameters do not
+    say the count: an Op of no family (``add``, a Signature), a call that takes any
+    number of tensors (``concatenate``), a shape parameter with sizes and no inputs
+    given."""
+    spec, params = getattr(op, "spec", None), getattr(op, "params", None)
+    if spec is None or params is None:  # (a family: its parameters not bound)
         return None
-    spec = getattr(CATALOGUE.get(op.name), "spec", None)
-    if spec is None:
-        return None
-    values = dict(params)
-    count = 0
-    for p in spec.params:
-        if p.kind == "tensor":
-            count += 1
-        elif p.kind == "*tensors" and "index" in values:  # (the call's index: its arrays)
-            count += sum(isinstance(i, ArrayRef) for i in values["index"])
-        elif p.is_tensor:
-            return None
-    names = [p.name for p in spec.params if p.kind in SIZE_KINDS and p.name in values]
-    own = [values[p.name] for p in spec.params if p.kind in OWN_SIZE_KINDS]
-    if not any(symbolic(own)):
-        return count, symbolic([values[name] for name in names])
-    if inputs is None:
-        return None
-    first = inputs[0] if inputs else None
-    first = TensorType.parse(first) if isinstance(first, str) else first
-    shape = getattr(first, "shape", None)  # (a logic variable's: none of its own)
-    mine = [d.name for d in shape if isinstance(d, Dim) and d.name] \
-        if isinstance(shape, tuple) else []
-    axes = [d for d in symbolic(own) if not _named(d)]  # (CallSpec.bind's order)
-    return count, [*axes, *map(Dim, foreign_names(tuple(own), mine))]
+    return call_inputs(spec, dict(params), inputs)
 
 
 def sized(op: Any, inputs: Sequence[Any] | None = None) -> tuple[int, list[Any]] | None:
@@ -92,7 +62,7 @@ def adds_inputs(op: Any) -> bool:
     """Whether :func:`with_hidden` may add inputs for ``op`` (for some inputs)."""
     if sized(op) is not None:
         return True
-    spec = getattr(CATALOGUE.get(getattr(op, "name", None)), "spec", None)
+    spec = getattr(op, "spec", None)
     values = dict(getattr(op, "params", None) or ())
     return spec is not None and any(p.kind in OWN_SIZE_KINDS and symbolic([values.get(p.name)])
                                     for p in spec.params)
@@ -108,13 +78,9 @@ def with_hidden(op: Any, inputs: Sequence[Any]) -> list[Any]:
     return [*inputs, *(_carrier(d) for d in found[1])]
 
 
-def _named(d: Any) -> bool:
-    return all(isinstance(s, str) for s in free_symbols(d))
-
-
 def _carrier(d: Any) -> Any:
     """The type of the input that carries the size ``d``: ``bool[d]`` over named sizes;
     an open ``bool`` vector for an axis of another variable."""
-    if _named(d):
+    if all(isinstance(s, str) for s in free_symbols(d)):
         return TensorType("bool", (d,))
     return TensorTerm("bool", (anonymous(),), False)

@@ -331,12 +331,17 @@ def _parse_term(term: str, where: str) -> list[str]:
     return items
 
 
+def einsum_operands(subscripts: str) -> int:
+    """How many operands einsum's ``subscripts`` are for: its terms before ``->``."""
+    return len(subscripts.partition("->")[0].split(","))
+
+
 def parse_subscripts(subscripts: str, n_operands: int
                      ) -> tuple[list[list[str]], list[str] | None]:
     """The items of each operand's subscripts, and of the output (None if implicit).
     Spaces are ignored, except inside "->" and "...", as in NumPy."""
     ins, arrow, out = subscripts.partition("->")
-    terms = ins.split(",")
+    terms = ins.split(",")  # (einsum_operands of them)
     if n_operands == 0:
         raise ParamError("einsum needs at least one operand")
     if len(terms) != n_operands:
