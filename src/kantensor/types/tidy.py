@@ -272,8 +272,9 @@ def _common_factor(d: Dim) -> tuple[list[Hashable], DimLike]:
     if not common:
         return [], d
     monomial = tuple(sorted(common.items(), key=lambda ap: atom_key(ap[0])))
-    quotient = divide(d._terms, ((monomial, 1),)) or {}  # (exact: each term has them;
-    # d // them would keep a quotient by a size that may be 0)
+    quotient = divide(d._terms, ((monomial, 1),))  # (exact: each term has them; d //
+    if quotient is None:  # them would keep a quotient by a size that may be 0)
+        raise AssertionError(f"{d} is not divided by {monomial}, its terms' common factor")
     return list(common), of_terms(quotient.items())
 
 
