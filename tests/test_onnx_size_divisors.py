@@ -1,7 +1,7 @@
 """A size that divides, judged by onnxruntime (tests/ortrun.py): a Range whose delta, a
-Slice whose step, or an integer Div whose divisor is a size ``D`` of ``x: float[N, D]``,
+Slice whose step, or an integer Div or fmod Mod whose divisor is a size ``D`` of ``x: float[N, D]``,
 run at N in 0..3, D in 0..3. onnxruntime refuses each at D == 0 ('delta in Range
-operator can not be zero', 'Slice step cannot be 0', 'Integer division by zero').
+operator can not be zero', 'Slice step cannot be 0', 'Integer division by zero', 'Integer modulo by zero').
 
 The contracts said every size is valid where the delta or step was a size (kantensor
 left the output's size unknown and stated nothing of the divisor), and an integer Div by
@@ -52,6 +52,8 @@ CASES = {
                               _n("Div", ["p", "d"], "e")]),
     "0 * (N / D)": _size([_n("Div", ["n", "d"], "q"), _n("Mul", ["q", "zero"], "e")]),
     "x[:N / D]": [_n("Div", ["n", "d"], "q"), _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "(N*D + 1) fmod D": _size([_n("Mul", ["n", "d"], "p"), _n("Add", ["p", "one"], "p1"),
+                               _n("Mod", ["p1", "d"], "e", fmod=1)]),
     "N / (D + 1)": _size([_n("Add", ["d", "one"], "d1"), _n("Div", ["n", "d1"], "e")]),
 }
 
