@@ -1,7 +1,8 @@
 """A size that divides, judged by onnxruntime (tests/ortrun.py): a Range whose delta, a
-Slice whose step, or an integer Div or fmod Mod whose divisor is a size ``D`` of ``x: float[N, D]``,
-run at N in 0..3, D in 0..3. onnxruntime refuses each at D == 0 ('delta in Range
-operator can not be zero', 'Slice step cannot be 0', 'Integer division by zero', 'Integer modulo by zero').
+Slice whose step, or an integer Div or fmod Mod whose divisor is a size ``D`` of ``x:
+float[N, D]``, run at N in 0..3, D in 0..3. onnxruntime refuses each at D == 0 ('delta
+in Range operator can not be zero', 'Slice step cannot be 0', 'Integer division by
+zero', 'Integer modulo by zero').
 
 The contracts said every size is valid where the delta or step was a size (kantensor
 left the output's size unknown and stated nothing of the divisor), and an integer Div by
