@@ -20,7 +20,7 @@ from ..types.dim import Dim
 from ..types.dtypes import COMPLEX, category
 from ..types.numpy_dtypes import numpy_dtype
 from .dtypes import DTYPES, dtype_of
-from .shared import NotKnown, size_entry
+from .shared import NotKnown, nonzero_entry, size_entry
 
 #: The first opset whose Constant may hold complex values: before 9 its schema's T is
 #: float16, float32 and float64. onnxruntime takes a Constant of every other type it has
@@ -85,8 +85,8 @@ def build_range(types: tuple, start_value: Any, limit_value: Any, delta_value: A
         lim, shift = sizes.expr(limit), delta - 1 - start
         shifted = lim + shift if shift >= 0 else lim - (-shift)
         return {"sizes": sizes.patterns(), "n": dim_max(shifted, 0) // delta, "fits": []}
-    u = DimVar("u")
-    return {"sizes": sizes.patterns(), "n": u, "fits": [u >= 0]}
+    u = DimVar("u")  # (a size delta is not 0: onnxruntime refuses 0)
+    return {"sizes": sizes.patterns(), "n": u, "fits": [u >= 0, *nonzero_entry(sizes, delta)]}
 
 
 def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *sizes: np.ndarray,

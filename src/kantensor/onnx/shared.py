@@ -23,6 +23,7 @@ from ..ops.templates import groups
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import EMPTY, Facts
+from ..types.intervals import interval
 from ..types.symbols import free_symbols
 
 #: The facts a kernel folding values that hold sizes may use (:func:`.values.fold` sets
@@ -153,6 +154,22 @@ def size_entry(sizes: SizeNames, entry: Any, clauses: list, what: str) -> Any:
     expr = sizes.expr(entry)
     clauses.append(expr >= 0)
     return expr
+
+
+def nonzero_entry(sizes: SizeNames, entry: Any) -> list:
+    """What a size entry that divides (Range's delta, Slice's step) needs: not 0, where
+    onnxruntime refuses it ('delta in Range operator can not be zero', 'Slice step
+    cannot be 0'); ``>= 1`` of one never negative (``D``), else ``!= 0`` (``-D``), no
+    clause of an int or an entry not known (None)."""
+    if not isinstance(entry, Dim):
+        return []
+    low, high = interval(entry)
+    expr = sizes.expr(entry)
+    if low is not None and low >= 0:
+        return [expr >= 1] if low < 1 else []
+    if high is not None and high <= 0:
+        return [expr + 1 <= 0] if high > -1 else []
+    return [expr.ne(0)]
 
 
 def rest_operands(types: tuple, skip: int, sizes: SizeNames | None = None) -> list:

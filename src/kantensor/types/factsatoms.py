@@ -118,6 +118,22 @@ def by_size(x: DimLike) -> bool:
                for mono, _ in x._terms for a, _ in mono)
 
 
+def size_divisors(x: DimLike) -> list[Dim]:
+    """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
+    any depth, each once: where one is 0, ``x`` is not defined (Python's ``//`` raises)."""
+    if isinstance(x, int):
+        return []
+    out: dict[Dim, None] = {}
+    for mono, _ in x._terms:
+        for a, _ in mono:
+            if type(a) is Opaque:
+                if a.op in ("//", "%") and not isinstance(a.args[1], int):
+                    out[a.args[1]] = None
+                for arg in a.args:
+                    out.update(dict.fromkeys(size_divisors(arg)))
+    return list(out)
+
+
 def _extreme(op: str, args: tuple, facts: Any) -> DimLike:
     """``min``/``max`` of ``args`` without the arguments another one bounds."""
     keep = list(args)

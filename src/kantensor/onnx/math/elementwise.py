@@ -50,30 +50,51 @@ def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return entrywise(_truncated, a, b)
 
 
-def _truncated(x: Any, y: Any) -> Any:
+def _truncated(x: Any, y: Any, source: Source | None = None) -> Any:
     """``x / y`` truncated toward zero (sizes, ints): a floor where every size the facts
     allow (:data:`.shared.FOLD_FACTS`) gives the quotient's sign (``(1 - n) / 2`` is not
     ``(1 - n)//2`` at n = 2); by an int of either sign ``max(0, x)//y - max(0, -x)//y``
     (an exporter's ``Div(size - k, s)`` where ``size < k`` is not ruled out); ValueError
-    otherwise (not folded)."""
+    otherwise (not folded). An integer Div raises where its divisor is 0 (onnxruntime:
+    'Integer division by zero'): a size divisor the facts do not show nonzero is stated
+    so where the quotient folds (:func:`_nonzero`, as Mod's; ``source``: Mod's with
+    ``fmod``, which raises so too), and the quotient is simplified under it (``(N*D) /
+    D`` is N)."""
     x = int(x) if isinstance(x, np.integer) else x
     y = int(y) if isinstance(y, np.integer) else y
     if type(y) is int and y < 0:
         x, y = -x, -y  # (truncation: x / y is -x / -y)
     if type(y) is int and y == 0:
         raise ZeroDivisionError("a size divided by 0")
-    if _decided(x, ">=") and _decided(y, ">"):
-        return x // y
-    if _decided(x, "<=") and _decided(y, ">"):
-        return -((-x) // y)
-    if type(y) is int:  # (y > 0: truncation toward zero of either sign)
+    facts, nonzero = FOLD_FACTS.get(), None
+    if isinstance(y, Dim):
+        nonzero = _nonzero(y, source or _QUOTIENT)
+        if facts.decide(nonzero) is True:
+            nonzero = None
+        elif FOLD_NEEDS.get(None) is None:
+            raise ValueError(f"{y} may be 0 and no condition can be stated")
+        else:
+            facts = facts.with_(nonzero)
+    if _decided(x, ">=", facts) and _decided(y, ">", facts):
+        q = x // y
+    elif _decided(x, "<=", facts) and _decided(y, ">", facts):
+        q = -((-x) // y)
+    elif type(y) is int:  # (y > 0: truncation toward zero of either sign)
         return dim_max(x, 0) // y - dim_max(-x, 0) // y
-    raise ValueError(f"the sign of {x} / {y} is not known for every size")
+    else:
+        raise ValueError(f"the sign of {x} / {y} is not known for every size")
+    if nonzero is not None:
+        needs = FOLD_NEEDS.get()
+        if nonzero not in needs:
+            needs.append(nonzero)
+    return facts.simplify(q) if isinstance(q, Dim) else q
 
 
-def _decided(x: Any, op: str) -> bool:
-    """Whether ``x op 0`` holds at every size."""
-    return COMPARE[op](x, 0) if type(x) is int else FOLD_FACTS.get().decide((x, op, 0)) is True
+def _decided(x: Any, op: str, facts: Any = None) -> bool:
+    """Whether ``x op 0`` holds at every size (the facts': ``facts``, else the fold's)."""
+    if type(x) is int:
+        return COMPARE[op](x, 0)
+    return (facts if facts is not None else FOLD_FACTS.get()).decide((x, op, 0)) is True
 
 
 def _rounding(how: str, fn: Any, name: str) -> Any:
@@ -128,27 +149,33 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
                 raise ValueError("a float Mod needs fmod=1")
             return entrywise(lambda x, y: _float_fmod(x, y, dtype), a, b)
         if fmod:
-            return a - b * _size_quotients(a, b)
+            return a - b * entrywise(lambda x, y: _truncated(x, y, _DIVISOR), a, b)
         if any(isinstance(v, Dim) for v in b.ravel().tolist()):
             return entrywise(_remainder, a, b)
     return np.fmod(a, b) if fmod else np.mod(a, b)
 
 
 _DIVISOR = Source(op="Mod", detail="an integer Mod's divisor is not 0")
+_QUOTIENT = Source(op="Div", detail="an integer Div's divisor is not 0")
+
+
+def _nonzero(y: Dim, source: Source = _QUOTIENT) -> Condition:
+    """``y`` is not 0: ``>= 1`` where it is never negative, else ``!= 0``."""
+    low = interval(y)[0]
+    return Condition(y, ">=", 1, source) if low is not None and low >= 0 else \
+        Condition(y, "!=", 0, source)
 
 
 def _remainder(x: Any, y: Any) -> Any:
     """``x % y`` of sizes. An integer Mod raises where its divisor is 0 (onnxruntime:
     'Integer modulo by zero'), and the Dim algebra's remainder by a size keeps that
     divisor (``(K*N) % K``): a size divisor the facts do not show nonzero is stated so
-    (``>= 1`` where it is never negative, else ``!= 0``), a condition of the node's, and
-    the remainder is simplified under it (0 here)."""
+    (:func:`_nonzero`), a condition of the node's, and the remainder is simplified
+    under it (0 here)."""
     if not isinstance(y, Dim):
         return x % y
     facts, needs = FOLD_FACTS.get(), FOLD_NEEDS.get(None)
-    low = interval(y)[0]
-    nonzero = Condition(y, ">=", 1, _DIVISOR) if low is not None and low >= 0 else \
-        Condition(y, "!=", 0, _DIVISOR)
+    nonzero = _nonzero(y, _DIVISOR)
     if facts.decide(nonzero) is not True:
         if needs is None:
             return x % y

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from ..conditions import Clause, Condition, Source, is_choice
 from ..dim import Dim
 from ..facts import Facts
+from ..factsatoms import size_divisors
+from ..intervals import interval
 from ..symbols import DataSymbol
 from .cells import by_factors
 from .evaluate import evaluator
@@ -225,7 +227,7 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
                     inputs is not None and not others - names <= inputs) or b.chosen:
                 continue  # (a choice holds only where the graph's types do: no need)
             by = facts.setdefault(j, Facts([b.clause]))
-            if by.decide(a.clause) is True and (
+            if by.decide(a.clause) is True and _defined(a.clause, by) and (
                     j < i or facts.setdefault(i, Facts([a.clause])).decide(b.clause) is not True):
                 dropped.add(i)
                 break
@@ -237,12 +239,25 @@ def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> lis
             continue
         by = [b.clause for j, b in enumerate(bounds) if j != i and j not in dropped
               and not b.chosen and len(b.clause.symbols()) == 1 and b.clause.symbols() <= names]
-        if by and by_factors(a.clause, Facts(by)) is True:
+        if by and by_factors(a.clause, Facts(by)) is True and _defined(a.clause, Facts(by)):
             dropped.add(i)
     if not dropped:
         return atoms
     gone = {id(candidates[i]) for i in dropped}
     return [a for a in atoms if id(a) not in gone]
+
+
+def _defined(c: Condition, by: Facts) -> bool:
+    """Whether ``c`` is defined wherever ``by`` holds: each size it divides by is not 0
+    there (``(N*M)//M >= 0`` is implied by ``N + M >= 2`` but not defined at M == 0,
+    where it does not hold: dropped, the contract would take M == 0)."""
+    for d in size_divisors(c.key[0]):
+        low = interval(d)[0]
+        if not (low is not None and low >= 1) and by.decide(
+                Condition(d, ">=", 1) if low is not None and low >= 0 else
+                Condition(d, "!=", 0)) is not True:
+            return False
+    return True
 
 
 def _sources(c: Clause) -> list[Source]:

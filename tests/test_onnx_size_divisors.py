@@ -1,0 +1,90 @@
+"""A size that divides, judged by onnxruntime (tests/ortrun.py): a Range whose delta, a
+Slice whose step, or an integer Div or fmod Mod whose divisor is a size ``D`` of ``x:
+float[N, D]``, run at N in 0..3, D in 0..3. onnxruntime refuses each at D == 0 ('delta
+in Range operator can not be zero', 'Slice step cannot be 0', 'Integer division by
+zero', 'Integer modulo by zero').
+
+The contracts said every size is valid where the delta or step was a size (kantensor
+left the output's size unknown and stated nothing of the divisor), and an integer Div by
+a size was not folded (the contract was undecided); each now states its divisor's
+condition (``D >= 1``: a size is never negative), the node's, and Div folds under it.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+from kantensor.types.symbols import substitute
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _c(name: str, value) -> TensorProto:
+    return numpy_helper.from_array(np.array(value, np.int64), name)
+
+
+def _n(op: str, inputs: list, out: str, **attrs):
+    return helper.make_node(op, inputs, [out], **attrs)
+
+
+def _size(nodes: list) -> list:
+    """``y`` as ``ConstantOfShape(e + 1)`` of an int64[1] ``e``."""
+    return [*nodes, _n("Add", ["e", "one"], "e1"), _n("ConstantOfShape", ["e1"], "y")]
+
+
+#: ``y`` from ``n = [N]``, ``d = [D]`` and their scalars ``ns``, ``ds``.
+CASES = {
+    "Range(0, N, D)": [_n("Range", ["zs", "ns", "ds"], "r"), _n("Shape", ["r"], "e"),
+                       _n("Cast", ["r"], "y", to=F)],
+    "Range(1, N + 3, D)": [_n("Add", ["ns", "three"], "l"), _n("Range", ["os", "l", "ds"], "r"),
+                           _n("Cast", ["r"], "y", to=F)],
+    "x[0:N:D]": [_n("Slice", ["x", "z1", "n", "z1", "d"], "y")],
+    "x[N:0:-D]": [_n("Neg", ["d"], "md"), _n("Slice", ["x", "n", "z1", "z1", "md"], "y")],
+    "N / D": _size([_n("Div", ["n", "d"], "e")]),
+    "(N*D) / D": _size([_n("Mul", ["n", "d"], "p"), _n("Div", ["p", "d"], "e")]),
+    "(N*D + 2*D) / D": _size([_n("Add", ["n", "two"], "n2"), _n("Mul", ["n2", "d"], "p"),
+                              _n("Div", ["p", "d"], "e")]),
+    "0 * (N / D)": _size([_n("Div", ["n", "d"], "q"), _n("Mul", ["q", "zero"], "e")]),
+    "x[:N / D]": [_n("Div", ["n", "d"], "q"), _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "(N*D + 1) fmod D": _size([_n("Mul", ["n", "d"], "p"), _n("Add", ["p", "one"], "p1"),
+                               _n("Mod", ["p1", "d"], "e", fmod=1)]),
+    "N / (D + 1)": _size([_n("Add", ["d", "one"], "d1"), _n("Div", ["n", "d1"], "e")]),
+}
+
+
+def _model(nodes: list):
+    head = [_n("Shape", ["x"], "s"), _n("Slice", ["s", "z1", "o1"], "n"),
+            _n("Slice", ["s", "o1", "t1"], "d"), _n("Squeeze", ["n", "z1"], "ns"),
+            _n("Squeeze", ["d", "z1"], "ds")]
+    inits = [_c("z1", [0]), _c("o1", [1]), _c("t1", [2]), _c("one", [1]), _c("two", [2]),
+             _c("zero", [0]), _c("zs", 0), _c("os", 1), _c("three", 3)]
+    graph = helper.make_graph(head + nodes, "g",
+                              [helper.make_tensor_value_info("x", F, ["N", "D"])],
+                              [helper.make_tensor_value_info("y", F, None)], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_size_divisor_is_onnxruntimes(case):
+    model = _model(CASES[case])
+    shape = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape
+    sizes = [d.dim_value if d.HasField("dim_value") else
+             kt.TensorType.parse(f"float32[{d.dim_param}]").shape[0] if d.dim_param
+             else None for d in shape.dim]
+    contract = ko.contract(model)
+    for n, d in itertools.product(range(4), range(4)):
+        out = ortrun.run(model, {"x": np.zeros((n, d), np.float32)})
+        runs = isinstance(out, list)
+        assert contract.holds(N=n, D=d) == runs, (case, n, d, str(contract), out)
+        if runs:
+            assert len(sizes) == len(out[0]), (case, sizes, out[0])
+            for size, got in zip(sizes, out[0], strict=True):
+                assert size is None or substitute(size, {"N": n, "D": d}) == got, (
+                    case, n, d, sizes, out[0])
