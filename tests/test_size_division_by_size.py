@@ -28,6 +28,7 @@ from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, as_dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import Facts
+from kantensor.types.intervals import interval
 from kantensor.types.poly import Opaque, divide
 from kantensor.types.symbols import substitute
 
@@ -240,3 +241,28 @@ def _holds(c, sizes: dict) -> bool:
         return c.holds(sizes)
     except ZeroDivisionError:
         return False
+
+
+@pytest.mark.parametrize("op", ["%", "//"])
+@pytest.mark.parametrize("den", ["-m", "1 - m", "m - 2", "-2*m - 1"])
+def test_a_divisor_of_either_sign_bounds_as_python_divides(op, den):
+    """A remainder has its divisor's sign in Python (``1 % -2 == -1``): the bounds the
+    interval arithmetic and the prover give an atom whose divisor may be negative hold at
+    every point of the grid (N % (-D) was said to be 0..0 and >= 0, typing an ONNX Slice
+    end of -1 as a length)."""
+    n, m = Dim("n"), Dim("m")
+    d = eval(den, {"m": m})  # noqa: S307 - the test's own text
+    e = SIZES[op](n + 1, d)  # (outside a trace: the atom itself, of its divisor's sign)
+    lo, hi = interval(e)
+    values = []
+    for point in itertools.product(range(6), repeat=2):
+        env = dict(zip(NAMES, point, strict=True))
+        divisor = int(substitute(d, env))
+        if divisor:
+            values.append(INTS[op](env["n"] + 1, divisor))
+    assert all((lo is None or v >= lo) and (hi is None or v <= hi) for v in values)
+    for sign in (">=", ">", "=="):
+        found = Facts().decide((e, sign, 0))
+        if found is not None:
+            truths = {{">=": v >= 0, ">": v > 0, "==": v == 0}[sign] for v in values}
+            assert truths == {found}, (sign, found)

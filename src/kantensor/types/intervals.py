@@ -45,10 +45,10 @@ def nonnegative_atom(atom: Hashable) -> bool:
     """Whether an atom is ``>= 0`` at every size, by its structure."""
     if not isinstance(atom, Opaque):
         return True  # a symbol or an unknown: a size
-    if atom.op == "%":
-        return True  # a remainder by a positive divisor (a size or an int > 0)
+    if atom.op == "%":  # (Python's: of the divisor's sign; 0 raises)
+        return nonnegative(atom.args[1])
     if atom.op in ("//", "/"):
-        return nonnegative(atom.args[0])
+        return nonnegative(atom.args[0]) and nonnegative(atom.args[1])
     if atom.op == "min":
         return all(nonnegative(g) for g in atom.args)
     return any(nonnegative(g) for g in atom.args)  # max
@@ -116,10 +116,15 @@ def _atom_interval(atom: Hashable) -> Interval:
                     None if num[1] is None else num[1] // k)
         return (None if num[0] is None else num[0] // k,
                 None if num[1] is None else num[1] // k)
-    den = interval(args[1])  # a size divisor is positive (a traced program's negative
-    if op == "%":  # one is divided as a positive one: dimorder.divided)
-        return 0, None if den[1] is None else max(den[1] - 1, 0)
-    if op == "/":
+    den = interval(args[1])  # a size divisor is positive where the algebra made it (a
+    # traced program's negative one is divided as a positive one: dimorder.divided); one
+    # built as it is (ONNX's Mod of -D) has Python's sign: the remainder the divisor's
+    if op == "%":
+        if den[0] is not None and den[0] >= 0:  # (0 raises: d >= 1)
+            return 0, None if den[1] is None else max(den[1] - 1, 0)
+        return (None if den[0] is None else min(den[0] + 1, 0),
+                None if den[1] is None else max(den[1] - 1, 0))
+    if op == "/" or den[0] is None or den[0] < 0:
         return None, None
     # floor(n/d) for d >= 1 lies between n and 0: in [0, hi] for n >= 0, [lo, -1] for
     # n <= -1 ((-4)//(k - n) is negative), else in [lo, hi]

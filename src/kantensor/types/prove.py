@@ -139,10 +139,14 @@ class _System:
         num, den = a.args
         v = ({("d", a): 1}, 0)
         nonneg = nonnegative(num)
+        if not nonnegative(den):  # (built as it is, ONNX's Mod by -D: Python's sign)
+            if a.op == "%" and (high := interval(den)[1]) is not None and high <= 0:
+                self.ineqs.append(_scale(v, -1))  # den + 1 <= r <= 0
+                self.ineqs.append(_add(_add(v, self.form(den), -1), ({}, -1)))
+            return v
         if a.op == "%":  # 0 <= r <= den - 1 and, for num >= 0, r <= num
             self.ineqs.append(v)
-            if not isinstance(den, int) or den > 0:
-                self.ineqs.append(_add(_add(self.form(den), v, -1), ({}, -1)))
+            self.ineqs.append(_add(_add(self.form(den), v, -1), ({}, -1)))
             if nonneg:
                 self.ineqs.append(_add(self.form(num), v, -1))
         elif nonneg:  # num >= 0 divided by a size >= 1: 0 <= q <= num
