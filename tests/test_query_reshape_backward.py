@@ -30,6 +30,9 @@ CASES = [
     ((-1, M), (0, 4), 1),
     ((-1, M), (3, 4), 2),
     ((M, -1), (2, 3), 2),
+    ((M, -1), (0, 3), 2),  # (m == 0 made a -1's divisor 0: ZeroDivisionError; NumPy
+    ((-1, M), (0, 0), 1),  # refuses reshape(0, -1), so there is no answer)
+    ((M, -1), (0, 3), 1),
 ]
 
 
@@ -88,5 +91,5 @@ def test_a_backward_reshape_query_is_numpy_by_brute_force(shape, out, rank):
                 found.add((tuple(substitute(v, env) if isinstance(v, kt.Dim) else v
                                  for v in values), env["m"]))
     assert found == want, (shape, out, answers)
-    if rank == 1:
+    if rank == 1 and want:
         assert answers and all(isinstance(a["s0"], int) for a in answers), answers

@@ -74,7 +74,13 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
                 except ZeroDivisionError:
                     equations.remove(c)
                     continue
-                diff = substitute(diff, known) if not isinstance(diff, int) else diff
+                try:
+                    diff = substitute(diff, known) if not isinstance(diff, int) else diff
+                except ZeroDivisionError:  # (a divisor the answer's ints make 0: the
+                    if residual is not None:  # relation holds nowhere there: NumPy's
+                        residual.append(REFUTED)  # reshape(0, -1) is refused)
+                    equations.remove(c)
+                    continue
                 if by_size(diff):  # exact where the where-clauses say the divisor is >= 1
                     diff = _stated(pending, s, known).simplify(diff)  # (a -1's quotient)
                 free = [u for u in free_symbols(diff) if not isinstance(u, str)] \
@@ -129,7 +135,10 @@ def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> lis
         except ZeroDivisionError:
             continue
         if isinstance(diff, Dim):
-            out.append(substitute(diff, known))
+            try:
+                out.append(substitute(diff, known))
+            except ZeroDivisionError:  # (refuted where the answer is read: no fact)
+                continue
     return out
 
 
@@ -224,7 +233,10 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         for u in sorted({u for x in sides for u in free_symbols(x) if not isinstance(u, str)}
                         - known.keys(), key=str):
             known[u] = fresh(u)
-        left, right = (substitute(x, known) for x in sides)
+        try:
+            left, right = (substitute(x, known) for x in sides)
+        except ZeroDivisionError:  # (a divisor the answer's values make 0: nowhere)
+            return [REFUTED]
         op = "==" if isinstance(c, Equation) else c.op
         if isinstance(left - right, int) and COMPARE[op](left - right, 0):
             continue  # settled by the values
