@@ -266,3 +266,27 @@ def test_a_divisor_of_either_sign_bounds_as_python_divides(op, den):
         if found is not None:
             truths = {{">=": v >= 0, ">": v > 0, "==": v == 0}[sign] for v in values}
             assert truths == {found}, (sign, found)
+
+
+@pytest.mark.parametrize("expr", ["n//m", "n % m", "(2*n)//(m + 1)", "n - n//m*m",
+                                  "(n*m)//m"])
+def test_a_signatures_output_divided_by_a_size_states_its_divisor(expr):
+    """A user's signature ``(n),(m)->(n//m)``: built at ints, Python's ``//`` raises at
+    m == 0 (make_node refuses there); built over named sizes, the output's size held at
+    m == 0 with no condition. Now its conditions hold exactly where Python's value
+    exists, and the size is Python's there."""
+    op = kt.op(f"(n),(m)->({expr})")(lambda *a: None)
+    y = op(kt.TensorType("float32", (Dim("n"),))(), kt.TensorType("float32", (Dim("m"),))())
+    conditions = y.owner.conditions
+    for env in GRID:
+        try:
+            want = eval(expr, {}, dict(env))  # noqa: S307 - the test's own text
+        except ZeroDivisionError:
+            want = None
+        try:
+            held = all(c.holds(env) for c in conditions)
+        except ZeroDivisionError:  # (a condition with no value there: not held)
+            held = False
+        assert held == (want is not None and want >= 0), (env, conditions)
+        if held:
+            assert substitute(y.type.shape[0], env) == want, env

@@ -18,7 +18,7 @@ from ..types.dim import Dim, DimLike, as_dim, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import Facts
-from ..types.factsatoms import by_size
+from ..types.factsatoms import by_size, nonzero, size_divisors
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast
@@ -350,6 +350,14 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
         if nonnegative is None:
             return None
         kept = [*kept, *nonnegative]
+    defined = [x for x, _ in sizes_defined] + [c.key[0] for c in kept
+                                                if isinstance(c, Condition)]
+    divisors = [nonzero(d) for x in defined for d in size_divisors(x)]
+    if divisors:  # (Python's // raises at 0: make_node at ints refuses there)
+        said = facts.with_(*kept).reduce(list(dict.fromkeys(divisors)))
+        if said is None:
+            return None
+        kept = [*kept, *said]
     out = {}
     for v in sizes:
         x = known.get(v)

@@ -10,21 +10,21 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
 clause other than NumPy's rule on the inputs' sizes defining one of its own, an unknown
-size in a where-clause or an output's expression, an ``==`` where-clause the facts do
-not decide) or keep a condition other than a broadcast's or a where-clause's (two named
-sizes one dim names that the facts do not equate), it declines: None, and the kanren
-solve answers. A where-clause comparison the facts leave open (a pool's ``out >= 1``
-over a named size) is kept as the forward answer keeps it (with a broadcast's open too,
-it declines). An unknown size met by a dim declines too (the relation keeps the
-condition that it equals what it meets); one no dim meets passes through unknown. A
-broadcast the sizes leave open (an unknown size against another, two named sizes) keeps
-the condition the forward answer keeps (:mod:`.broadcasts`), unless a later alternative
-could apply where it fails (a case split: the relation's). So its answers are the
-relation's, exactly (the same :class:`~.forward.Build`, conditions and their sources
-included); tests/test_direct.py runs both by brute force on small domains and on the
-catalogue's examples retyped at random. It exists for speed: a model whose nodes all
-differ misses every memo, and the relation's general machinery costs two to three times
-a whole build this way (docs/performance.rst).
+size in a where-clause or an output's expression, an output size whose divisor may be 0,
+an ``==`` where-clause the facts do not decide) or keep a condition other than a
+broadcast's or a where-clause's (two named sizes one dim names that the facts do not
+equate), it declines: None, and the kanren solve answers. A where-clause comparison the
+facts leave open (a pool's ``out >= 1`` over a named size) is kept as the forward answer
+keeps it (with a broadcast's open too, it declines). An unknown size met by a dim
+declines too (the relation keeps the condition that it equals what it meets); one no dim
+meets passes through unknown. A broadcast the sizes leave open (an unknown size against
+another, two named sizes) keeps the condition the forward answer keeps
+(:mod:`.broadcasts`), unless a later alternative could apply where it fails (a case
+split: the relation's). So its answers are the relation's, exactly (the same
+:class:`~.forward.Build`, conditions and their sources included); tests/test_direct.py
+runs both by brute force on small domains and on the catalogue's examples retyped at
+random. It exists for speed: where nodes all differ (no memo hit) the relation's
+machinery costs two to three times a build this way (docs/performance.rst).
 """
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ from ..types.dtypes import (
     promoted,
 )
 from ..types.facts import Facts
+from ..types.factsatoms import nonzero, size_divisors
 from ..types.type import TensorType
 from .broadcasts import Broadcasts
 from .broadcasts import Fails as _Fails
@@ -356,14 +357,13 @@ class _Plan:
                 raise _Fails
             conditions = tuple(kept)
             facts = facts.with_(*kept)
-        if symbolic:  # a size an output's equation defines is one only where it is >= 0:
-            for sizes in sizes_out:  # the forward answer keeps that, unless implied
+        if symbolic:  # an output's size is one only where >= 0 and its divisors not 0
+            for sizes in sizes_out:  # (the forward answer keeps that, unless implied)
                 for x in sizes:
-                    if isinstance(x, Dim) and not _decide(facts, x, ">="):
+                    if isinstance(x, Dim) and not (_decide(facts, x, ">=") and all(
+                            facts.decide(nonzero(d)) for d in size_divisors(x))):
                         raise _Open
-        out = []
-        # as forward_types: only where it solved sizes, kept a condition, or an output
-        # size stayed open
+        out = []  # simplified as forward_types: where it solved, kept or left a size open
         simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \

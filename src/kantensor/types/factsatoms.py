@@ -13,8 +13,9 @@ from collections.abc import Hashable
 from typing import Any
 
 from .boxorder import has_extremes
-from .conditions import Clause, Condition
+from .conditions import Clause, Condition, Source
 from .dim import Dim, DimLike, _symbol
+from .intervals import interval
 from .narrow import constants_out, narrow
 from .poly import Opaque, divide, lone_atom
 from .readback import has_opaque, of_terms
@@ -132,6 +133,13 @@ def size_divisors(x: DimLike) -> list[Dim]:
                 for arg in a.args:
                     out.update(dict.fromkeys(size_divisors(arg)))
     return list(out)
+
+
+def nonzero(d: DimLike, source: Source | None = None) -> Condition:
+    """A divisor ``d`` is not 0: ``d >= 1`` where it is never negative, else ``d != 0``."""
+    low = interval(d)[0]
+    return Condition(d, ">=", 1, source) if low is not None and low >= 0 else \
+        Condition(d, "!=", 0, source)
 
 
 def _extreme(op: str, args: tuple, facts: Any) -> DimLike:
