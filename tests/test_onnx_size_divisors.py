@@ -21,6 +21,7 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
+from kantensor.ops.params import ParamError
 from kantensor.types.symbols import substitute
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
@@ -56,6 +57,26 @@ CASES = {
     "(N*D + 1) fmod D": _size([_n("Mul", ["n", "d"], "p"), _n("Add", ["p", "one"], "p1"),
                                _n("Mod", ["p1", "d"], "e", fmod=1)]),
     "N / (D + 1)": _size([_n("Add", ["d", "one"], "d1"), _n("Div", ["n", "d1"], "e")]),
+    # a quotient that does not fold (its sign is not known) as a Slice's end: the
+    # divisor's condition is the node's all the same; a literal 0 divisor fails always
+    "x[:(N - 3) / D]": [_n("Sub", ["n", "three1"], "a"), _n("Div", ["a", "d"], "q"),
+                        _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:(N - 3) fmod D]": [_n("Sub", ["n", "three1"], "a"), _n("Mod", ["a", "d"], "q", fmod=1),
+                           _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:N / (D - 1)]": [_n("Sub", ["d", "one"], "dm"), _n("Div", ["n", "dm"], "q"),
+                        _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:N / (D - 2)]": [_n("Sub", ["d", "two"], "dm"), _n("Div", ["n", "dm"], "q"),
+                        _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:N / -D]": [_n("Neg", ["d"], "dm"), _n("Div", ["n", "dm"], "q"),
+                   _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:N / 0]": [_n("Div", ["n", "zero"], "q"), _n("Slice", ["x", "z1", "q", "z1"], "y")],
+    "x[:N mod 0]": [_n("Mod", ["n", "zero"], "q"), _n("Slice", ["x", "z1", "q", "z1"], "y")],
+}
+
+#: a literal 0 Range delta or Slice step: onnxruntime refuses the model at every size
+ALWAYS_REFUSED = {
+    "Range(0, N, 0)": [_n("Range", ["zs", "ns", "zs"], "r"), _n("Cast", ["r"], "y", to=F)],
+    "x[0:N:0]": [_n("Slice", ["x", "z1", "n", "z1", "z1"], "y")],
 }
 
 
@@ -64,7 +85,7 @@ def _model(nodes: list):
             _n("Slice", ["s", "o1", "t1"], "d"), _n("Squeeze", ["n", "z1"], "ns"),
             _n("Squeeze", ["d", "z1"], "ds")]
     inits = [_c("z1", [0]), _c("o1", [1]), _c("t1", [2]), _c("one", [1]), _c("two", [2]),
-             _c("zero", [0]), _c("zs", 0), _c("os", 1), _c("three", 3)]
+             _c("zero", [0]), _c("zs", 0), _c("os", 1), _c("three", 3), _c("three1", [3])]
     graph = helper.make_graph(head + nodes, "g",
                               [helper.make_tensor_value_info("x", F, ["N", "D"])],
                               [helper.make_tensor_value_info("y", F, None)], inits)
@@ -88,3 +109,13 @@ def test_a_size_divisor_is_onnxruntimes(case):
             for size, got in zip(sizes, out[0], strict=True):
                 assert size is None or substitute(size, {"N": n, "D": d}) == got, (
                     case, n, d, sizes, out[0])
+
+
+@pytest.mark.parametrize("case", ALWAYS_REFUSED)
+def test_a_literal_zero_delta_or_step_is_refused(case):
+    model = _model(ALWAYS_REFUSED[case])
+    for n, d in itertools.product(range(4), range(4)):
+        out = ortrun.run(model, {"x": np.zeros((n, d), np.float32)})
+        assert not isinstance(out, list), (case, n, d, out)
+    with pytest.raises(ParamError, match="is 0"):
+        ko.contract(model)

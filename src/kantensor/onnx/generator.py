@@ -86,7 +86,8 @@ def build_range(types: tuple, start_value: Any, limit_value: Any, delta_value: A
         shifted = lim + shift if shift >= 0 else lim - (-shift)
         return {"sizes": sizes.patterns(), "n": dim_max(shifted, 0) // delta, "fits": []}
     u = DimVar("u")  # (a size delta is not 0: onnxruntime refuses 0)
-    return {"sizes": sizes.patterns(), "n": u, "fits": [u >= 0, *nonzero_entry(sizes, delta)]}
+    fits = [u >= 0, *nonzero_entry(sizes, delta, "the delta")]
+    return {"sizes": sizes.patterns(), "n": u, "fits": fits}
 
 
 def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *sizes: np.ndarray,

@@ -36,6 +36,12 @@ FOLD_FACTS: ContextVar[Facts] = ContextVar("FOLD_FACTS", default=EMPTY)
 #: size held exactly in a float (:mod:`.floatsizes`).
 FOLD_NEEDS: ContextVar[list] = ContextVar("FOLD_NEEDS")
 
+#: Where a kernel folding values that hold sizes records what its node needs of them
+#: whether or not the value folds (:func:`.values.fold` gives them as the node's
+#: conditions either way): an integer divisor not 0, which onnxruntime refuses
+#: ('Integer division by zero'); a literal 0 as a condition that never holds.
+FOLD_REFUSED: ContextVar[list] = ContextVar("FOLD_REFUSED")
+
 #: The dtype of the first output of the node whose values are folded: a kernel of both
 #: integers and floats (Div) reads which it computes when its inputs hold sizes.
 FOLD_DTYPE: ContextVar[str] = ContextVar("FOLD_DTYPE", default="int64")
@@ -156,11 +162,14 @@ def size_entry(sizes: SizeNames, entry: Any, clauses: list, what: str) -> Any:
     return expr
 
 
-def nonzero_entry(sizes: SizeNames, entry: Any) -> list:
-    """What a size entry that divides (Range's delta, Slice's step) needs: not 0, where
-    onnxruntime refuses it ('delta in Range operator can not be zero', 'Slice step
-    cannot be 0'); ``>= 1`` of one never negative (``D``), else ``!= 0`` (``-D``), no
-    clause of an int or an entry not known (None)."""
+def nonzero_entry(sizes: SizeNames, entry: Any, what: str) -> list:
+    """What a size entry that divides (Range's delta, Slice's step: ``what``) needs: not
+    0, where onnxruntime refuses it ('delta in Range operator can not be zero', 'Slice
+    step cannot be 0'); ``>= 1`` of one never negative (``D``), else ``!= 0`` (``-D``),
+    no clause of a nonzero int or an entry not known (None); an int 0 fails at every
+    size: ParamError (as :func:`size_entry`'s negative int)."""
+    if isinstance(entry, int | np.integer) and entry == 0:
+        raise ParamError(f"{what} is 0 (onnxruntime refuses it at every size)")
     if not isinstance(entry, Dim):
         return []
     low, high = interval(entry)

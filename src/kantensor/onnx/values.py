@@ -16,7 +16,7 @@ from ..types.facts import EMPTY
 from ..types.type import TensorType
 from .bounds import MAX_VALUE_ENTRIES, oversized
 from .floatsizes import entrywise, is_float_sizes, number
-from .shared import FOLD_DTYPE, FOLD_FACTS, FOLD_NEEDS, FloatSize, value_symbols
+from .shared import FOLD_DTYPE, FOLD_FACTS, FOLD_NEEDS, FOLD_REFUSED, FloatSize, value_symbols
 
 __all__ = ["DECLINED", "MAX_FOLD", "TypeStandIn", "as_param", "computed", "fold", "integral",
            "plain", "read_shapes", "settle", "sizes_value", "static_size"]
@@ -227,7 +227,9 @@ def fold(reader: Any, reads_shapes: bool, apply: Any) -> tuple[list | None, tupl
     now: from its inputs' types when its kernel reads only their shapes
     (``reads_shapes``), else from their known values, each of at most MAX_FOLD elements
     (a weight's data is not read to fold a reduction of it); and what those values need
-    of the sizes (conditions: a size held exactly in a float, :mod:`.floatsizes`)."""
+    of the sizes (conditions: a size held exactly in a float, :mod:`.floatsizes`) with
+    what the node needs whether or not they fold (an integer divisor not 0:
+    :data:`.shared.FOLD_REFUSED`)."""
     if reads_shapes:  # its value is its inputs' sizes, known from their types
         return read_shapes(apply), ()
     for v in apply.inputs:  # a size input (Dims of a parameter) is no known value
@@ -239,10 +241,13 @@ def fold(reader: Any, reads_shapes: bool, apply: Any) -> tuple[list | None, tupl
     values = [reader.value(v.name) for v in apply.inputs]
     facts = reader.facts.about(value_symbols(values)) if reader.facts else EMPTY
     needs: list = []
-    tokens = FOLD_FACTS.set(facts), FOLD_NEEDS.set(needs)  # (facts: what the node memo's
-    try:  # key holds, node_key)
+    refused: list = []
+    tokens = FOLD_FACTS.set(facts), FOLD_NEEDS.set(needs), FOLD_REFUSED.set(refused)
+    try:  # (facts: what the node memo's key holds, node_key)
         found = computed(apply, values)
     finally:
+        FOLD_REFUSED.reset(tokens[2])
         FOLD_NEEDS.reset(tokens[1])
         FOLD_FACTS.reset(tokens[0])
-    return found, tuple(needs) if found is not None else ()
+    kept = [c for c in refused if found is None or c not in needs]
+    return found, (*(needs if found is not None else ()), *kept)

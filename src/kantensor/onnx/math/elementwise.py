@@ -21,6 +21,7 @@ from ..shared import (
     FOLD_DTYPE,
     FOLD_FACTS,
     FOLD_NEEDS,
+    FOLD_REFUSED,
     SIZE_MAX,
     SIZE_MIN,
     NotKnown,
@@ -36,6 +37,7 @@ def div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         dtype = FOLD_DTYPE.get()
         if precision(dtype) is not None:  # a float quotient of sizes (.floatsizes)
             return entrywise(lambda x, y: quotient(x, y, dtype), a, b)
+        _divisors(b, _QUOTIENT)
         return _size_quotients(a, b)
     if np.issubdtype(a.dtype, np.integer):
         q = np.floor_divide(a, b)
@@ -59,7 +61,7 @@ def _truncated(x: Any, y: Any, source: Source | None = None) -> Any:
     'Integer division by zero'): a size divisor the facts do not show nonzero is stated
     so where the quotient folds (:func:`_nonzero`, as Mod's; ``source``: Mod's with
     ``fmod``, which raises so too), and the quotient is simplified under it (``(N*D) /
-    D`` is N)."""
+    D`` is N); whether or not it folds, the kernel states it first (:func:`_divisors`)."""
     x = int(x) if isinstance(x, np.integer) else x
     y = int(y) if isinstance(y, np.integer) else y
     if type(y) is int and y < 0:
@@ -148,6 +150,7 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
             if not fmod:
                 raise ValueError("a float Mod needs fmod=1")
             return entrywise(lambda x, y: _float_fmod(x, y, dtype), a, b)
+        _divisors(b, _DIVISOR)
         if fmod:
             return a - b * entrywise(lambda x, y: _truncated(x, y, _DIVISOR), a, b)
         if any(isinstance(v, Dim) for v in b.ravel().tolist()):
@@ -164,6 +167,28 @@ def _nonzero(y: Dim, source: Source = _QUOTIENT) -> Condition:
     low = interval(y)[0]
     return Condition(y, ">=", 1, source) if low is not None and low >= 0 else \
         Condition(y, "!=", 0, source)
+
+
+def _divisors(b: np.ndarray, source: Source) -> None:
+    """State what an integer Div or Mod of sizes needs of its divisors ``b`` whether or
+    not its value folds (:data:`.shared.FOLD_REFUSED`; onnxruntime refuses a 0 divisor):
+    a size the facts do not show nonzero, not 0 (:func:`_nonzero`); a literal 0, a
+    condition that never holds (the node fails at every size)."""
+    refused = FOLD_REFUSED.get(None)
+    if refused is None:
+        return
+    facts = FOLD_FACTS.get()
+    for y in np.asarray(b, dtype=object).ravel().tolist():
+        if isinstance(y, Dim):
+            c = _nonzero(y, source)
+            if facts.decide(c) is True:
+                continue
+        elif isinstance(y, int | np.integer) and y == 0:
+            c = Condition(0, "!=", 0, source)
+        else:
+            continue
+        if c not in refused:
+            refused.append(c)
 
 
 def _remainder(x: Any, y: Any) -> Any:

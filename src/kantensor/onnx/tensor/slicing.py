@@ -60,7 +60,7 @@ def build_slice(types: tuple, starts_value: Any, ends_value: Any, axes_value: An
     if isinstance(n, int) and n > x.ndim:  # (axes that are data: each listed once)
         raise ParamError(f"{n} entries slice {n} axes of an input of {x.ndim}")
     most = [] if isinstance(n, int) else [count[0] <= x.ndim]  # (as many: any value fails)
-    most += [c for step in steps for c in nonzero_entry(sizes, step)]  # (onnxruntime's)
+    most += [c for step in steps for c in nonzero_entry(sizes, step, "a step")]  # (onnxruntime's)
     rest = [*[typed(count, "I")] * (len(types) - 2 - len(sizes.dims)), *sizes.patterns()]
     outs = [_slice_out(x.ndim, bounds, sizes, dict(zip(sized, flips, strict=True)))
             if flips is not None else  # past the most readings: those axes unknown
