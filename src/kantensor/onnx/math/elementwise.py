@@ -15,7 +15,7 @@ from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE, Condition, Source
 from ...types.dim import Dim
 from ...types.dimminmax import dim_max, dim_min
-from ...types.intervals import interval
+from ...types.factsatoms import nonzero
 from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
 from ..shared import (
     FOLD_DTYPE,
@@ -163,10 +163,8 @@ _QUOTIENT = Source(op="Div", detail="an integer Div's divisor is not 0")
 
 
 def _nonzero(y: Dim, source: Source = _QUOTIENT) -> Condition:
-    """``y`` is not 0: ``>= 1`` where it is never negative, else ``!= 0``."""
-    low = interval(y)[0]
-    return Condition(y, ">=", 1, source) if low is not None and low >= 0 else \
-        Condition(y, "!=", 0, source)
+    """``y`` is not 0 (:func:`~kantensor.types.factsatoms.nonzero`), said as ``source``."""
+    return nonzero(y, source)
 
 
 def _divisors(b: np.ndarray, source: Source) -> None:
