@@ -71,6 +71,7 @@ class _System:
         self.ineqs: list[Linear] = []  # form >= 0
         self.eqs: list[Linear] = []  # form == 0
         self._aux = itertools.count()
+        self.signless: list[tuple[Opaque, Linear]] = []  # (see settle)
 
     def form(self, x: Any) -> Linear:
         """The linear form of a canonical size (int, or anything with ``_terms``)."""
@@ -136,14 +137,39 @@ class _System:
         return m
 
     def _by_size(self, a: Opaque) -> Linear:
-        num, den = a.args
         v = ({("d", a): 1}, 0)
-        nonneg = nonnegative(num)
-        if not nonnegative(den):  # (built as it is, ONNX's Mod by -D: Python's sign)
-            if a.op == "%" and (high := interval(den)[1]) is not None and high <= 0:
+        if nonnegative(a.args[1]):
+            self._positive(a, v)
+        else:  # (built as it is, ONNX's Mod by -D: of Python's sign; see settle)
+            self.signless.append((a, v))
+        return v
+
+    def settle(self) -> None:
+        """Bound the quotients and remainders by a divisor of no known sign where one
+        constraint alone says its sign (a traced case's ``N - K >= 1`` for ``4//(N - K)``;
+        ``-D <= 0`` of ``N % (-D)``, whose remainder is ``<= 0``): called once the facts
+        are in."""
+        while self.signless:
+            a, v = self.signless.pop()
+            den = self.form(a.args[1])
+            if self._implied(den, 1):
+                self._positive(a, v)
+            elif a.op == "%" and self._implied(_scale(den, -1), 0):
                 self.ineqs.append(_scale(v, -1))  # den + 1 <= r <= 0
-                self.ineqs.append(_add(_add(v, self.form(den), -1), ({}, -1)))
-            return v
+                self.ineqs.append(_add(_add(v, den, -1), ({}, -1)))
+
+    def _implied(self, form: Linear, low: int) -> bool:
+        """Whether one constraint (or the form's structure) says ``form >= low``."""
+        coeffs, c0 = form
+        if not coeffs:
+            return c0 >= low
+        return any(co == coeffs and c <= c0 - low for co, c in self.ineqs) or any(
+            co == coeffs and c == c0 - low for co, c in self.eqs)
+
+    def _positive(self, a: Opaque, v: Linear) -> None:
+        """The bounds of ``a``, a quotient or remainder by a divisor ``>= 1``."""
+        num, den = a.args
+        nonneg = nonnegative(num)
         if a.op == "%":  # 0 <= r <= den - 1 and, for num >= 0, r <= num
             self.ineqs.append(v)
             self.ineqs.append(_add(_add(self.form(den), v, -1), ({}, -1)))
@@ -155,7 +181,6 @@ class _System:
         elif (high := interval(num)[1]) is not None and high <= 0:  # num <= 0 by a size
             self.ineqs.append(_add(v, self.form(num), -1))  # >= 1: num <= q <= 0 (or -1)
             self.ineqs.append(({("d", a): -1}, -1 if high < 0 else 0))
-        return v
 
     def product(self, mono: tuple) -> Linear:
         form = self.forms.get(mono)
@@ -369,6 +394,7 @@ def _eliminates(facts: tuple, goal: tuple, sides: list) -> bool:
             rel = system.relation(*fact)
             for form, kind in rel or ():
                 (system.eqs if kind == "==" else system.ineqs).append(form)
+        system.settle()
         for negation in negations:  # every way the goal fails must be impossible
             ineqs = system.ineqs + [negation]
             if not _infeasible(ineqs, system.eqs):
@@ -425,6 +451,7 @@ def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None,
         for fact in facts:
             for form, kind in system.relation(*fact) or ():
                 (system.eqs if kind == "==" else system.ineqs).append(form)
+        system.settle()
         left = _infeasible(system.ineqs, system.eqs, keep=target)
         if left is True:
             continue  # this case cannot happen
