@@ -2,8 +2,9 @@
 m)`` at ``n < m`` is divided as ``(-4) // (m - n)`` by a positive size (kantensor.types.
 dimorder.divided), so the structural interval (kantensor.types.intervals) and the
 elimination's bounds (kantensor.types.prove) of ``x // d`` and ``x % d`` for a size
-``d >= 1`` and any ``x`` must hold at every point; they said nothing of a negative
-numerator, and an odd power of a negative base was unbounded. Judged by Python's own
+``d >= 1`` (by structure, or by a fact: a divisor of no known sign bounds nothing alone)
+and any ``x`` must hold at every point; they said nothing of a negative numerator, and
+an odd power of a negative base was unbounded. Judged by Python's own
 ``//``, ``%`` and ``**`` at every point of a box where the divisor is positive."""
 
 from __future__ import annotations
@@ -72,8 +73,19 @@ def test_a_negative_numerators_quotient_is_negative():
     """``(-4) // (m - n)`` (a traced ``4 // (n - m)`` at ``n < m``) lies in [-4, -1]: a
     slice stop of that form counts from the end (main: unbounded, read as a start)."""
     n, m = Dim("n"), Dim("m")
-    assert interval((-4) // (m - n)) == (-4, -1)
-    assert bounds((), (-4) // (m - n)) == (-4, -1)
+    assert bounds(((m - n, ">=", 1),), (-4) // (m - n)) == (-4, -1)
+    assert interval((-4) // (m + 1)) == (-4, -1)
     assert interval((-n) // (m + 1)) == (None, 0)
-    assert interval(((-4) // (m - n)) ** 3) == (-64, -1)
-    assert interval(((-4) // (m - n)) ** 2) == (1, 16)
+    assert interval(((-4) // (m + 1)) ** 3) == (-64, -1)
+    assert interval(((-4) // (m + 1)) ** 2) == (1, 16)
+
+
+def test_a_divisor_of_no_known_sign_bounds_nothing_by_structure_alone():
+    """``(-4) // (m - n)`` built outside a trace (plain Dim arithmetic, ONNX's Div) may
+    have ``m < n``, where Python's quotient is positive (``(-4) // (-1) == 4``): its
+    structure alone bounds nothing; a fact ``m - n >= 1`` (a trace's case) does."""
+    n, m = Dim("n"), Dim("m")
+    assert interval((-4) // (m - n)) == (None, None)
+    assert bounds((), (-4) // (m - n)) == (None, None)
+    values = {(-4) // (b - a) for a in range(6) for b in range(6) if a != b}
+    assert min(values) == -4 and max(values) == 4

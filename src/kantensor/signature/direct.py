@@ -48,7 +48,6 @@ from ..types.dtypes import (
     promoted,
 )
 from ..types.facts import Facts
-from ..types.factsatoms import nonzero, size_divisors
 from ..types.type import TensorType
 from .broadcasts import Broadcasts
 from .broadcasts import Fails as _Fails
@@ -56,6 +55,7 @@ from .compile import CompiledAlternative
 from .expressions import Open as _Open
 from .expressions import constant_holds as _constant_holds
 from .expressions import decided as _decide
+from .expressions import divides_by_size, nonzero_divisors
 from .expressions import evaluated as _value
 from .expressions import named as _named
 from .expressions import output_size as _output_size
@@ -105,8 +105,7 @@ def direct_build(sig: Overloads, types: tuple[TensorType, ...], wrapped: tuple[b
 def _candidates(sig: Overloads, n: int, dtypes: tuple[str, ...]
                 ) -> tuple[CompiledAlternative, ...]:
     """The alternatives of ``sig`` that ``n`` inputs of ``dtypes`` may apply to, in
-    order: what the arity and the dtype guards decide, found once per signature and
-    input dtypes, not once per build."""
+    order (the arity and dtype guards), found once per signature and dtypes."""
     return tuple([c for c in compiled(sig) if c.n_in == n and not c.refuses_dtypes(dtypes)])
 
 
@@ -321,7 +320,7 @@ class _Plan:
             if open_axes is not None and open_axes.opened():
                 raise _Open  # two kinds of broadcast kept: the relation's order
             open_axes = self._broadcast_clauses(dims, facts)
-        sizes_out, symbolic, unknowns = [], False, False
+        sizes_out, symbolic, unknowns, divided = [], False, False, False
         for j in range(len(self.outputs)):
             sizes: list = []
             for it in layout.items[n_in + j]:
@@ -345,6 +344,7 @@ class _Plan:
                 else:
                     value = _output_size(node, dims, values, facts)
                     symbolic = symbolic or type(value) is not int
+                    divided = divided or divides_by_size(node)
                     sizes.append(value)
             sizes_out.append(sizes)
         conditions: tuple = ()
@@ -360,8 +360,8 @@ class _Plan:
         if symbolic:  # an output's size is one only where >= 0 and its divisors not 0
             for sizes in sizes_out:  # (the forward answer keeps that, unless implied)
                 for x in sizes:
-                    if isinstance(x, Dim) and not (_decide(facts, x, ">=") and all(
-                            facts.decide(nonzero(d)) for d in size_divisors(x))):
+                    if isinstance(x, Dim) and not (_decide(facts, x, ">=") and (
+                            not divided or nonzero_divisors(facts, x))):
                         raise _Open
         out = []  # simplified as forward_types: where it solved, kept or left a size open
         simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns

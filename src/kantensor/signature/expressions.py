@@ -13,6 +13,7 @@ from ..syntax import ast as A
 from ..types.dim import Dim
 from ..types.dimminmax import DIM_CALLS
 from ..types.facts import Facts
+from ..types.factsatoms import nonzero, size_divisors
 from ..types.poly import MAX_TERMS
 from ..types.symbols import free_symbols
 from .broadcasts import Fails
@@ -114,6 +115,22 @@ def decided(facts: Facts, d: Any, op: str) -> bool | None:
             _DECIDED.clear()
         _DECIDED[key] = found
     return found
+
+
+@lru_cache(maxsize=1 << 12)
+def divides_by_size(node: Any) -> bool:
+    """Whether an output's expression divides by anything but an int (``n//m``, ``n %
+    (m + 1)``): its size is one only where that divisor is not 0 (the direct path asks
+    the facts then; a pool's ``(h - 3)//2 + 1`` never needs to)."""
+    if type(node) is A.BinOp:
+        return (node.op in ("//", "%") and type(node.right) is not A.FixedDim) or \
+            divides_by_size(node.left) or divides_by_size(node.right)
+    return any(divides_by_size(g) for g in getattr(node, "args", ()))
+
+
+def nonzero_divisors(facts: Facts, x: Dim) -> bool:
+    """Whether the facts show every size ``x`` divides by nonzero (:func:`nonzero`)."""
+    return all(facts.decide(nonzero(d)) is True for d in size_divisors(x))
 
 
 def output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:

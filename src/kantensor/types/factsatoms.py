@@ -10,6 +10,7 @@ size of one size the facts bound above from its values there."""
 from __future__ import annotations
 
 from collections.abc import Hashable
+from functools import lru_cache
 from typing import Any
 
 from .boxorder import has_extremes
@@ -122,17 +123,20 @@ def by_size(x: DimLike) -> bool:
 def size_divisors(x: DimLike) -> list[Dim]:
     """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
     any depth, each once: where one is 0, ``x`` is not defined (Python's ``//`` raises)."""
-    if isinstance(x, int):
-        return []
+    return [] if isinstance(x, int) else list(_divisors(x._terms))
+
+
+@lru_cache(maxsize=1 << 14)  # (asked of every symbolic output size a direct build makes)
+def _divisors(terms: tuple) -> tuple[Dim, ...]:
     out: dict[Dim, None] = {}
-    for mono, _ in x._terms:
+    for mono, _ in terms:
         for a, _ in mono:
             if type(a) is Opaque:
                 if a.op in ("//", "%") and not isinstance(a.args[1], int):
                     out[a.args[1]] = None
                 for arg in a.args:
                     out.update(dict.fromkeys(size_divisors(arg)))
-    return list(out)
+    return tuple(out)
 
 
 def nonzero(d: DimLike, source: Source | None = None) -> Condition:
