@@ -22,29 +22,26 @@ lint: $(STAMP)
 test: $(STAMP) lint dot chromium
 	$(BIN)/python -m pytest --durations=25
 
-# The tests render graph pictures (kt.graphviz), which needs Graphviz's `dot`.
-dot:
-	@command -v dot >/dev/null 2>&1 || { \
+# A program the tests need: installed with apt-get where root can (Debian/Ubuntu), else
+# an error saying how. $(1) the program, $(2) its package, $(3) how to install it by hand.
+define need
+	@command -v $(1) >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Graphviz (dot) with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz; \
+	    echo "installing $(2) with apt-get"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2); \
 	  else \
-	    echo "error: the tests need Graphviz's dot program; install it (Debian/Ubuntu:"; \
-	    echo "  sudo apt-get install graphviz; macOS: brew install graphviz) and rerun"; \
+	    echo "error: the tests need the $(1) program; install it ($(3)) and rerun"; \
 	    exit 1; \
 	  fi; }
+endef
+
+# The tests render graph pictures (kt.graphviz), which needs Graphviz's `dot`.
+dot:
+	$(call need,dot,graphviz,Debian/Ubuntu: sudo apt-get install graphviz; macOS: brew install graphviz)
 
 # The tests look at pictures and rich displays in headless Chromium (tests/chromium.py).
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-	    echo "installing Chromium with apt-get"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; \
-	  else \
-	    echo "error: the tests need the chromium program (headless); install it (Debian:"; \
-	    echo "  sudo apt-get install chromium; Ubuntu: sudo snap install chromium) and rerun"; \
-	    exit 1; \
-	  fi; }
+	$(call need,chromium,chromium,Debian: sudo apt-get install chromium; Ubuntu: sudo snap install chromium)
 
 # The parser's LALR tables, derived from src/kantensor/syntax/grammar.lark (run after
 # editing the grammar; tests/test_syntax_tables.py fails until then).

@@ -46,7 +46,8 @@ def _outcome(fn, sizes):
 
 def _judged(source):
     """eval_shape's result of the program ``source`` against Python at every N, K in
-    0..4: holds exactly where it runs, and there gives its shape."""
+    0..4: holds exactly where it runs, and there gives its shape; the program and the
+    result."""
     fn = eval(source, {"np": np, "math": math})
     result = kt.eval_shape(fn, "float32[N]", "float32[K]")
     for n, k in itertools.product(range(5), repeat=2):
@@ -58,6 +59,7 @@ def _judged(source):
                          if all(a.holds(sizes) for a in c.conditions)), result)
             shape = tuple(substitute(d, sizes) for d in case.type.shape)
             assert shape == out.shape, (source, sizes)
+    return fn, result
 
 
 @pytest.mark.parametrize("source", PROGRAMS)

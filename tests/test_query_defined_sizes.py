@@ -88,10 +88,7 @@ def test_an_answer_is_sizes_the_signature_has(text, fn, whole):
     for a in answers:
         values = [list(a[f"S{k}"]) for k in range(len(terms))] if whole else \
             [[a[n] for n in row] for row in [*ins, *outs]]
-        symbols = sorted({s for row in values for v in row if isinstance(v, kt.Dim)
-                          for s in free_symbols(v)} |
-                         {s for c in a.where for s in free_symbols(c.left) |
-                          free_symbols(c.right)})
+        symbols = _symbols(values, a.where)
         for point in itertools.product(range(REACH + 1), repeat=len(symbols)):
             env = dict(zip(symbols, point, strict=True))
             if not _holds(a.where, env):
@@ -116,6 +113,13 @@ def test_an_answer_is_sizes_the_signature_has(text, fn, whole):
         dict(want), text
 
 
+def _symbols(values, where) -> list[str]:
+    """The names an answer's sizes (rows of ``values``) and its conditions mention."""
+    return sorted({s for row in values for v in row if isinstance(v, kt.Dim)
+                   for s in free_symbols(v)} |
+                  {s for c in where for s in free_symbols(c.left) | free_symbols(c.right)})
+
+
 def _compare_outputs(text, answers, outs, whole, want):
     """The answers of a query whose inputs' sizes it does not show: at every assignment
     of their names, the outputs' shapes are the signature's (``(n)->(n+1)`` said
@@ -124,10 +128,7 @@ def _compare_outputs(text, answers, outs, whole, want):
     for a in answers:
         values = [list(a[k]) for k in sorted(a) if k.startswith("S")] if whole else \
             [[a[n] for n in row] for row in outs]
-        symbols = sorted({s for row in values for v in row if isinstance(v, kt.Dim)
-                          for s in free_symbols(v)} |
-                         {s for c in a.where for s in free_symbols(c.left) |
-                          free_symbols(c.right)})
+        symbols = _symbols(values, a.where)
         for point in itertools.product(range(REACH + 1), repeat=len(symbols)):
             env = dict(zip(symbols, point, strict=True))
             if _holds(a.where, env):

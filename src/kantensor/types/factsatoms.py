@@ -113,11 +113,7 @@ def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> DimLike | None:
 
 def by_size(x: DimLike) -> bool:
     """Whether ``x`` has a quotient or remainder by a size, at any depth."""
-    if isinstance(x, int):
-        return False
-    return any(type(a) is Opaque and (a.op in ("//", "%") and not isinstance(a.args[1], int)
-                                      or any(map(by_size, a.args)))
-               for mono, _ in x._terms for a, _ in mono)
+    return bool(size_divisors(x))
 
 
 def size_divisors(x: DimLike) -> list[Dim]:

@@ -15,7 +15,7 @@ from ...syntax.ast import Broadcasts, DimVar
 from ...types.conditions import COMPARE, Condition, Source
 from ...types.dim import Dim
 from ...types.dimminmax import dim_max, dim_min
-from ...types.factsatoms import nonzero
+from ...types.factsatoms import nonzero as _nonzero  # (its locals say ``nonzero``)
 from ..floatsizes import entrywise, float_sizes, number, precision, quotient, rounded, whole, wrap
 from ..shared import (
     FOLD_DTYPE,
@@ -160,11 +160,6 @@ def mod(a: np.ndarray, b: np.ndarray, *, fmod: int = 0) -> np.ndarray:
 
 _DIVISOR = Source(op="Mod", detail="an integer Mod's divisor is not 0")
 _QUOTIENT = Source(op="Div", detail="an integer Div's divisor is not 0")
-
-
-def _nonzero(y: Dim, source: Source = _QUOTIENT) -> Condition:
-    """``y`` is not 0 (:func:`~kantensor.types.factsatoms.nonzero`), said as ``source``."""
-    return nonzero(y, source)
 
 
 def _divisors(b: np.ndarray, source: Source) -> None:
