@@ -1,0 +1,76 @@
+"""Seeded mutants of exporter-written ops (tests/onnx_attr_mutants.py), every value's
+inferred shape judged by onnxruntime at three assignments of the named sizes in which
+every name differs (tests/shapejudge.py): none may be wrong.
+
+And the cases the mutants found, judged by onnxruntime on a grid of sizes.
+"""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import onnx_attr_mutants as am
+import ortrun
+import shapejudge as sj
+from kantensor.types.symbols import substitute
+
+SEEDS = range(40)
+
+
+@pytest.mark.parametrize("maker", sorted(am.MAKERS))
+def test_no_mutant_value_is_typed_wrong(maker):
+    judged = 0
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        model, candidates = am.MAKERS[maker](rng)
+        sizes = am.accepted(model, candidates, rng)
+        if len(sizes) < 3:  # onnxruntime refuses the mutant at most sizes
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            typed = ko.infer_shapes(model)
+        judgement = sj.judge(typed, sj.runtime_shapes(model, sizes), sizes)
+        assert judgement.of(sj.WRONG) == {}, (maker, seed, sizes)
+        judged += 1
+    assert judged >= len(SEEDS) // 2, (maker, judged)
+
+
+def _pool(op: str, kernel: int, stride: int, **attrs):
+    node = helper.make_node(op, ["x"], ["y"], kernel_shape=[kernel], strides=[stride],
+                            **attrs)
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                             [1, 1, "N"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("op", ["MaxPool", "AveragePool"])
+@pytest.mark.parametrize("kernel,stride", [(3, 3), (3, 2), (2, 3), (3, 1), (1, 2)])
+def test_a_valid_pool_in_ceil_mode_is_onnxruntimes(op, kernel, stride):
+    """auto_pad VALID with ceil_mode 1: onnxruntime (and onnx's inference) round the
+    windows' count up, as with zero pads; kantensor rounded down (ceil_mode ignored):
+    N=4, kernel 3, stride 3 ran 2 positions, typed 1, and N=1 ran 1, refused. (Where
+    onnxruntime gives no position, an empty output, kantensor refuses the window, as
+    it does with pads.)"""
+    model = _pool(op, kernel, stride, auto_pad="VALID", ceil_mode=1)
+    dim = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim[2]
+    size = ko.contract(model)
+    typed = dim.dim_value if dim.HasField("dim_value") else (
+        kt.TensorType.parse(f"float32[{dim.dim_param}]").shape[0] if dim.dim_param
+        else None)
+    for n in range(0, 11):
+        out = ortrun.run(model, {"x": np.zeros((1, 1, n), np.float32)})
+        runs = isinstance(out, list)
+        # a window with no position (onnxruntime's empty output) kantensor refuses
+        assert size.holds(N=n) == (runs and out[0][2] >= 1), (n, str(size), out)
+        if runs and size.holds(N=n):
+            assert typed is not None and substitute(typed, {"N": n}) == out[0][2], (
+                n, typed, out)
