@@ -74,3 +74,35 @@ def test_a_valid_pool_in_ceil_mode_is_onnxruntimes(op, kernel, stride):
         if runs and size.holds(N=n):
             assert typed is not None and substitute(typed, {"N": n}) == out[0][2], (
                 n, typed, out)
+
+
+def _sliced(start: int, end: int, step: int):
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "k"], ["y"])
+    inits = [helper.make_tensor(name, TensorProto.INT64, [1], [v])
+             for name, v in (("s", start), ("e", end), ("a", 0), ("k", step))]
+    graph = helper.make_graph([node], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+NEGATIVE_WALKS = [(s, e, k) for s in (-2, -3, -5, -(2**63))
+                  for e in (-9, -4, -3, -1, 0, 2, -(2**31), -(2**63)) for k in (-1, -2, -3)]
+
+
+@pytest.mark.parametrize("start,end,step", NEGATIVE_WALKS)
+def test_a_negative_walk_from_before_the_axis_is_onnxruntimes(start, end, step):
+    """A negative step from a start below -N starts at index 0 (Python takes nothing):
+    x[-2::-1] over N=1 is one element. The length over a named N was left unknown; it is
+    Python's plus that element where 1 <= N < -start and the end is before index 0."""
+    model = _sliced(start, end, step)
+    dim = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim[0]
+    assert dim.HasField("dim_param") or dim.HasField("dim_value"), (start, end, step)
+    typed = dim.dim_value if dim.HasField("dim_value") else \
+        kt.TensorType.parse(f"float32[{dim.dim_param}]").shape[0]
+    for n in range(0, 9):
+        out = ortrun.run(model, {"x": np.zeros((n,), np.float32)})
+        assert isinstance(out, list), (n, out)
+        got = typed if isinstance(typed, int) else substitute(typed, {"N": n})
+        assert got == out[0][0], (start, end, step, n, str(typed), out)
