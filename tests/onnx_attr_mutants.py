@@ -429,12 +429,21 @@ MAKERS: dict[str, Callable[[random.Random], Made]] = {
                             reshapes, splits, pads, resizes, topks, einsums)}
 
 
+def named(model: onnx.ModelProto) -> set[str]:
+    """The sizes the model's inputs name."""
+    return {d.dim_param for v in model.graph.input
+            for d in v.type.tensor_type.shape.dim if d.HasField("dim_param")}
+
+
 def accepted(model: onnx.ModelProto, candidates: dict[str, list[int]],
-             rng: random.Random, want: int = 3, tries: int = 12) -> list[dict[str, int]]:
-    """Up to ``want`` assignments of the names, every name differing between any two,
-    each one onnxruntime runs the model at (its refusals and crashes dropped)."""
+             rng: random.Random, want: int = 3, tries: int = 12,
+             keep: Callable[[dict[str, int]], bool] | None = None) -> list[dict[str, int]]:
+    """Up to ``want`` assignments of the names the inputs have, every name differing
+    between any two, each one onnxruntime runs the model at (its refusals and crashes
+    dropped) and ``keep`` keeps."""
     out: list[dict[str, int]] = []
     probe = sj.with_every_value(model, sj.values_of(model))
+    candidates = {n: v for n, v in candidates.items() if n in named(model)}
     for _ in range(tries):
         if len(out) == want:
             break
@@ -443,6 +452,8 @@ def accepted(model: onnx.ModelProto, candidates: dict[str, list[int]],
         if any(all(a[n] == sizes[n] for n in sizes) for a in out) and sizes:
             continue
         if any(any(a[n] == sizes[n] for n in sizes) for a in out):
+            continue
+        if keep is not None and not keep(sizes):
             continue
         got = ortrun.run(probe, sj.concrete_inputs(model, sizes))
         if not isinstance(got, ortrun.Refusal):

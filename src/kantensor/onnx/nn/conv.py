@@ -107,13 +107,21 @@ class _Windows:
         dilations = dilations or (1,) * k
         pads = pads or (0,) * (2 * k)
         out = []
+        unknown = dims("u", k)
         for i in range(k):
-            size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
-                           pads[i + k], auto_pad, ceil_mode)
-            out.append(size)
-            self.clauses.append(checked(size >= 1, lambda v, types, i=i: (
-                f"the window does not fit spatial axis {i} of {types[0]}: the output would "
-                f"have no position there (a window larger than its padded input)")))
+            if not conv and auto_pad.startswith("SAME") and dilations[i] != 1:
+                # onnxruntime pads a pool as if undilated, the spec (onnx.reference) as
+                # dilated: they differ (kernel 3, dilation 3 over 9: 5 positions or 9)
+                out.append(unknown[i])
+                self.clauses.append(unknown[i] >= 0)
+            else:
+                size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                               pads[i + k], auto_pad, ceil_mode)
+                out.append(size)
+                self.clauses.append(checked(size >= 1, lambda v, types, i=i: (
+                    f"the window does not fit spatial axis {i} of {types[0]}: the output "
+                    f"would have no position there (a window larger than its padded "
+                    f"input)")))
             if not conv:
                 self.clauses.append(checked(a[2 + i] >= 1, lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty: a pool needs an input")))
