@@ -12,6 +12,7 @@ import warnings
 from functools import partial
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper
 
@@ -20,6 +21,8 @@ import kantensor.onnx as ko
 import onnx_attr_mutants as am
 import ortrun
 import shapejudge as sj
+from exported_models import Graph
+from kantensor.onnx.math.axis import hardmax_2d, log_softmax_2d, softmax_2d
 from kantensor.types.symbols import substitute
 
 SEEDS = range(80)
@@ -155,3 +158,54 @@ def test_a_same_pool_with_dilations_is_not_typed_against_onnxruntime(op, ceil_mo
         if isinstance(out, list) and typed is not None:
             assert substitute(typed, {"N": n}) == out[0][2], (n, typed, out)
     assert runs >= 6
+
+
+def _opset_11(op: str, shape: list, outputs: int = 1, weight: tuple | None = None, **attrs):
+    g = Graph()
+    inputs = ["x", g.weight(*weight)] if weight else ["x"]
+    ys = g.op(op, *inputs, outputs=outputs, **attrs)
+    model = g.model([helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                    ys if isinstance(ys, list) else [ys], 11)
+    return model
+
+
+#: Split with its sizes an attribute (opsets 11 and 12; an input from 13), ConvTranspose
+#: at opsets 11 and 12, and Softmax, LogSoftmax and Hardmax at opsets 11 and 12 (over
+#: the axes from ``axis`` on, flattened), as opset-11 exports write them: left untyped
+OPSET_11 = {
+    "Split by sizes": lambda: _opset_11("Split", ["n", "d"], 2, axis=-1, split=[1, 2]),
+    "Split in equal parts": lambda: _opset_11("Split", ["n", "d"], 2, axis=0),
+    "ConvTranspose": lambda: _opset_11("ConvTranspose", ["n", 2, "h", "w"], weight=(2, 3, 3, 3),
+                                       strides=[2, 2], pads=[1, 1, 1, 1],
+                                       output_padding=[1, 0]),
+    **{op: (lambda op=op: _opset_11(op, ["n", 3, "d"])) for op in
+       ("Softmax", "LogSoftmax", "Hardmax")},
+}
+OPSET_11_SIZES = {"Split by sizes": [{"n": 1, "d": 3}, {"n": 2, "d": 3}, {"n": 5, "d": 3}],
+                  "Split in equal parts": [{"n": 2, "d": 1}, {"n": 6, "d": 4}, {"n": 10, "d": 7}],
+                  "ConvTranspose": [{"n": 1, "h": 1, "w": 4}, {"n": 2, "h": 5, "w": 2},
+                                    {"n": 3, "h": 8, "w": 9}],
+                  **{op: [{"n": 1, "d": 2}, {"n": 2, "d": 1}, {"n": 3, "d": 5}] for op in
+                     ("Softmax", "LogSoftmax", "Hardmax")}}
+
+
+@pytest.mark.parametrize("case", OPSET_11)
+def test_an_opset_11_op_is_typed_as_onnxruntime_runs_it(case):
+    model = OPSET_11[case]()
+    sizes = OPSET_11_SIZES[case]
+    judgement = sj.judge(ko.infer_shapes(model), sj.runtime_shapes(model, sizes), sizes)
+    assert set(judgement.verdicts.values()) == {sj.EXACT}, judgement.verdicts
+
+
+@pytest.mark.parametrize("op", ["Softmax", "LogSoftmax", "Hardmax"])
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_an_opset_11_softmax_computes_onnxruntimes_values(op, axis):
+    """Its implementation (a model's constants fold through it) flattens the axes from
+    ``axis`` on, as onnxruntime does at opset 11."""
+    model = _opset_11(op, [2, 3, 4], axis=axis)
+    x = np.random.default_rng(axis + 5).standard_normal((2, 3, 4)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": x})
+    impl = {"Softmax": softmax_2d, "LogSoftmax": log_softmax_2d, "Hardmax": hardmax_2d}[op]
+    np.testing.assert_allclose(impl(x, axis=axis), want, rtol=1e-5, atol=1e-6)
