@@ -170,8 +170,9 @@ def _opset_11(op: str, shape: list, outputs: int = 1, weight: tuple | None = Non
 
 
 #: Split with its sizes an attribute (opsets 11 and 12; an input from 13), ConvTranspose
-#: at opsets 11 and 12, and Softmax, LogSoftmax and Hardmax at opsets 11 and 12 (over
-#: the axes from ``axis`` on, flattened), as opset-11 exports write them: left untyped
+#: and Cast at opsets 11 and 12, Softmax, LogSoftmax and Hardmax at opsets 11 and 12
+#: (over the axes from ``axis`` on, flattened), ArgMax and ArgMin at 11 (no
+#: select_last_index), as opset-11 exports write them: left untyped
 OPSET_11 = {
     "Split by sizes": lambda: _opset_11("Split", ["n", "d"], 2, axis=-1, split=[1, 2]),
     "Split in equal parts": lambda: _opset_11("Split", ["n", "d"], 2, axis=0),
@@ -180,13 +181,16 @@ OPSET_11 = {
                                        output_padding=[1, 0]),
     **{op: (lambda op=op: _opset_11(op, ["n", 3, "d"])) for op in
        ("Softmax", "LogSoftmax", "Hardmax")},
+    "Cast": lambda: _opset_11("Cast", ["n", 3, "d"], to=TensorProto.INT64),
+    "ArgMax": lambda: _opset_11("ArgMax", ["n", 3, "d"], axis=-1, keepdims=0),
+    "ArgMin": lambda: _opset_11("ArgMin", ["n", 3, "d"], axis=1),
 }
 OPSET_11_SIZES = {"Split by sizes": [{"n": 1, "d": 3}, {"n": 2, "d": 3}, {"n": 5, "d": 3}],
                   "Split in equal parts": [{"n": 2, "d": 1}, {"n": 6, "d": 4}, {"n": 10, "d": 7}],
                   "ConvTranspose": [{"n": 1, "h": 1, "w": 4}, {"n": 2, "h": 5, "w": 2},
                                     {"n": 3, "h": 8, "w": 9}],
                   **{op: [{"n": 1, "d": 2}, {"n": 2, "d": 1}, {"n": 3, "d": 5}] for op in
-                     ("Softmax", "LogSoftmax", "Hardmax")}}
+                     ("Softmax", "LogSoftmax", "Hardmax", "Cast", "ArgMax", "ArgMin")}}
 
 
 @pytest.mark.parametrize("case", OPSET_11)
