@@ -160,19 +160,22 @@ def test_a_same_pool_with_dilations_is_not_typed_against_onnxruntime(op, ceil_mo
     assert runs >= 6
 
 
-def _opset_11(op: str, shape: list, outputs: int = 1, weight: tuple | None = None, **attrs):
+def _opset_11(op: str, shape: list, outputs: int = 1, weight: tuple | None = None,
+              ints: tuple = (), opset: int = 11, **attrs):
+    """``op`` of ``x: float[shape]`` (and a weight, or int64 constants ``ints``)."""
     g = Graph()
-    inputs = ["x", g.weight(*weight)] if weight else ["x"]
+    inputs = ["x", g.weight(*weight)] if weight else ["x", *(g.const(v) for v in ints)]
     ys = g.op(op, *inputs, outputs=outputs, **attrs)
     model = g.model([helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                    ys if isinstance(ys, list) else [ys], 11)
+                    ys if isinstance(ys, list) else [ys], opset)
     return model
 
 
 #: Split with its sizes an attribute (opsets 11 and 12; an input from 13), ConvTranspose
 #: and Cast at opsets 11 and 12, Softmax, LogSoftmax and Hardmax at opsets 11 and 12
 #: (over the axes from ``axis`` on, flattened), ArgMax and ArgMin at 11 (no
-#: select_last_index), as opset-11 exports write them: left untyped
+#: select_last_index), Slice and TopK at opset 10, as such exports write them: left
+#: untyped
 OPSET_11 = {
     "Split by sizes": lambda: _opset_11("Split", ["n", "d"], 2, axis=-1, split=[1, 2]),
     "Split in equal parts": lambda: _opset_11("Split", ["n", "d"], 2, axis=0),
@@ -184,13 +187,19 @@ OPSET_11 = {
     "Cast": lambda: _opset_11("Cast", ["n", 3, "d"], to=TensorProto.INT64),
     "ArgMax": lambda: _opset_11("ArgMax", ["n", 3, "d"], axis=-1, keepdims=0),
     "ArgMin": lambda: _opset_11("ArgMin", ["n", 3, "d"], axis=1),
+    "Slice at opset 10": lambda: _opset_11("Slice", ["n", 3, "d"], ints=([1, -1], [-1, 0],
+                                                                         [0, 2], [1, -1]),
+                                           opset=10),
+    "TopK at opset 10": lambda: _opset_11("TopK", ["n", 3, "d"], 2, ints=([2],), axis=1,
+                                          opset=10),
 }
 OPSET_11_SIZES = {"Split by sizes": [{"n": 1, "d": 3}, {"n": 2, "d": 3}, {"n": 5, "d": 3}],
                   "Split in equal parts": [{"n": 2, "d": 1}, {"n": 6, "d": 4}, {"n": 10, "d": 7}],
                   "ConvTranspose": [{"n": 1, "h": 1, "w": 4}, {"n": 2, "h": 5, "w": 2},
                                     {"n": 3, "h": 8, "w": 9}],
                   **{op: [{"n": 1, "d": 2}, {"n": 2, "d": 1}, {"n": 3, "d": 5}] for op in
-                     ("Softmax", "LogSoftmax", "Hardmax", "Cast", "ArgMax", "ArgMin")}}
+                     ("Softmax", "LogSoftmax", "Hardmax", "Cast", "ArgMax", "ArgMin",
+                      "Slice at opset 10", "TopK at opset 10")}}
 
 
 @pytest.mark.parametrize("case", OPSET_11)
