@@ -23,6 +23,7 @@ import ortrun
 import shapejudge as sj
 from exported_models import Graph
 from kantensor.onnx.math.axis import hardmax_2d, log_softmax_2d, softmax_2d
+from kantensor.onnx.tensor.resize import resize
 from kantensor.types.symbols import substitute
 
 SEEDS = range(80)
@@ -171,11 +172,25 @@ def _opset_11(op: str, shape: list, outputs: int = 1, weight: tuple | None = Non
     return model
 
 
+def _resize_11(scales: list | None = None, sizes: list | None = None, x: list | None = None,
+               **attrs):
+    """Resize at opset 11 as exporters write it: roi and scales always given (empty
+    where unused), sizes where the scales are empty."""
+    g = Graph()
+    empty = g.const(np.zeros(0), np.float32)
+    inputs = ["x", empty, g.const(scales, np.float32) if scales else empty]
+    if sizes:
+        inputs.append(g.const(sizes))
+    y = g.op("Resize", *inputs, **attrs)
+    return g.model([helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                  x or [1, 3, "h", "w"])], [y], 11)
+
+
 #: Split with its sizes an attribute (opsets 11 and 12; an input from 13), ConvTranspose
 #: and Cast at opsets 11 and 12, Softmax, LogSoftmax and Hardmax at opsets 11 and 12
 #: (over the axes from ``axis`` on, flattened), ArgMax and ArgMin at 11 (no
-#: select_last_index), Slice and TopK at opset 10, as such exports write them: left
-#: untyped
+#: select_last_index), Resize at opset 11, Slice and TopK at opset 10, as such exports
+#: write them: left untyped
 OPSET_11 = {
     "Split by sizes": lambda: _opset_11("Split", ["n", "d"], 2, axis=-1, split=[1, 2]),
     "Split in equal parts": lambda: _opset_11("Split", ["n", "d"], 2, axis=0),
@@ -192,6 +207,8 @@ OPSET_11 = {
                                            opset=10),
     "TopK at opset 10": lambda: _opset_11("TopK", ["n", 3, "d"], 2, ints=([2],), axis=1,
                                           opset=10),
+    "Resize by scales": lambda: _resize_11(scales=[1.0, 1.0, 2.0, 0.5]),
+    "Resize to sizes": lambda: _resize_11(sizes=[1, 3, 7, 9]),
 }
 OPSET_11_SIZES = {"Split by sizes": [{"n": 1, "d": 3}, {"n": 2, "d": 3}, {"n": 5, "d": 3}],
                   "Split in equal parts": [{"n": 2, "d": 1}, {"n": 6, "d": 4}, {"n": 10, "d": 7}],
@@ -199,7 +216,9 @@ OPSET_11_SIZES = {"Split by sizes": [{"n": 1, "d": 3}, {"n": 2, "d": 3}, {"n": 5
                                     {"n": 3, "h": 8, "w": 9}],
                   **{op: [{"n": 1, "d": 2}, {"n": 2, "d": 1}, {"n": 3, "d": 5}] for op in
                      ("Softmax", "LogSoftmax", "Hardmax", "Cast", "ArgMax", "ArgMin",
-                      "Slice at opset 10", "TopK at opset 10")}}
+                      "Slice at opset 10", "TopK at opset 10")},
+                  **{case: [{"h": 2, "w": 3}, {"h": 5, "w": 1}, {"h": 9, "w": 4}] for case in
+                     ("Resize by scales", "Resize to sizes")}}
 
 
 @pytest.mark.parametrize("case", OPSET_11)
@@ -222,3 +241,19 @@ def test_an_opset_11_softmax_computes_onnxruntimes_values(op, axis):
     (want,) = session.run(None, {"x": x})
     impl = {"Softmax": softmax_2d, "LogSoftmax": log_softmax_2d, "Hardmax": hardmax_2d}[op]
     np.testing.assert_allclose(impl(x, axis=axis), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "linear"])
+def test_an_opset_11_resize_computes_onnxruntimes_values(mode):
+    """Its implementation (constants fold through it) in tf_half_pixel_for_nn, the
+    coordinates of opsets 11 and 12 only: ``(x + 0.5) / scale``."""
+    model = _resize_11(scales=[1.0, 1.0, 2.0, 0.75], x=[1, 2, 4, 5], mode=mode,
+                       coordinate_transformation_mode="tf_half_pixel_for_nn")
+    x = np.random.default_rng(3).standard_normal((1, 2, 4, 5)).astype(np.float32)
+    session = ort.InferenceSession(model.SerializeToString(),
+                                   providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, {"x": x})
+    got = resize(x, np.zeros(0, np.float32), np.array([1.0, 1.0, 2.0, 0.75], np.float32),
+                 given=(0, 1, 2), mode=mode,
+                 coordinate_transformation_mode="tf_half_pixel_for_nn")
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
