@@ -37,6 +37,7 @@ from ..types.containers import join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
 from .dtypes import DTYPES, dtype_of
+from .loadrefused import refused_at_load
 from .needs import (
     body_conditions,
     branch_conditions,
@@ -130,8 +131,10 @@ class If(Structured):
             outs[0].owner.tag["notes"] = tuple(notes.found)
             if scope.graph and scope.once:
                 scope.counts.located(scope, outs)
-        needed(scope, outs, branch_conditions(  # the branch taken fails where its nodes'
-            scope, node, label, {t: s for t, (s, _) in subs.items()}, cond, failed))  # do
+        needed(scope, outs, (*refused_at_load(  # (whichever branch runs)
+            scope, [attrs["then_branch"], attrs["else_branch"]], label), *branch_conditions(
+            scope, node, label, {t: s for t, (s, _) in subs.items()}, cond, failed)))
+        # (the branch taken fails where its nodes' do)
         return list(zip(outs, values, strict=True))
 
     @staticmethod
@@ -249,6 +252,7 @@ class Loop(Structured):
             owner.tag["notes"] = tuple(notes.found)
         if facts:
             owner.tag["conditions"] = tuple(facts)
+        idle = (*refused_at_load(scope, [attrs["body"]], label), *idle)
         needed(scope, outs, (*idle, *refused_index(node, label, count, rec.refused)) if
                isinstance(rec, _Idle) else (*idle, *body_conditions(
                    scope, node, label, rec.sub, count, rec.all, rec.known, index=rec.index,
@@ -399,7 +403,8 @@ class Scan(Structured):
             count = unknown(VariableAxis(ins[n_state], in_axes[0] + batched))
         if batched and batch is None:
             batch = unknown(VariableAxis(ins[0], 0))
-        needed(scope, outs, (*scan_conditions(label, count, batch), *rec.kept, *body_conditions(
+        needed(scope, outs, (*refused_at_load(scope, [attrs["body"]], label),
+                             *scan_conditions(label, count, batch), *rec.kept, *body_conditions(
             scope, node, label, rec.sub, count, rec.all, {**rec.known, **rec.outer},
             runs=True)))
         return [(o, None) for o in outs]

@@ -44,6 +44,26 @@ def hardmax(x: np.ndarray, *, axis: int) -> np.ndarray:
     return out
 
 
+def _flattened(fn: Any, x: np.ndarray, axis: int) -> np.ndarray:
+    """``fn`` as opsets 1 to 12 define Softmax, LogSoftmax and Hardmax: over the axes
+    from ``axis`` on, flattened into one (the input coerced to 2-D)."""
+    ax = axis % x.ndim
+    rows, cols = int(np.prod(x.shape[:ax])), int(np.prod(x.shape[ax:]))
+    return fn(x.reshape(rows, cols), axis=1).reshape(x.shape)
+
+
+def softmax_2d(x: np.ndarray, *, axis: int) -> np.ndarray:
+    return _flattened(softmax, x, axis)
+
+
+def log_softmax_2d(x: np.ndarray, *, axis: int) -> np.ndarray:
+    return _flattened(log_softmax, x, axis)
+
+
+def hardmax_2d(x: np.ndarray, *, axis: int) -> np.ndarray:
+    return _flattened(hardmax, x, axis)
+
+
 @builder
 def build_cumulative(types: tuple, axis_value: Any = None, **_: Any) -> dict[str, Any]:
     """CumSum and CumProd: the input's shape; the axis (an input of one entry) is one of

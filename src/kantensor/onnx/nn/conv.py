@@ -24,8 +24,8 @@ def _window(n: DimVar, k: int | DimVar, s: int, d: int, pb: int, pe: int, auto_p
     eff = k if d == 1 else (k - 1) * d + 1  # ((k-1)*1+1 is k)
     if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
         return n if s == 1 else shifted(n, s - 1) // s
-    if auto_pad == "VALID":
-        return _positions(n, 0, eff, s)
+    if auto_pad == "VALID":  # no pads; ceil_mode still rounds up (onnxruntime, onnx)
+        pb = pe = 0
     if ceil_mode:  # the last window must start inside the input or its left pad
         ceil = pb + pe + s - 1  # (n + ceil - eff)//s + 1, or (n + pb-1)//s + 1
         if isinstance(eff, int):  # floors of n over one divisor: the smaller offset is the min
@@ -107,13 +107,21 @@ class _Windows:
         dilations = dilations or (1,) * k
         pads = pads or (0,) * (2 * k)
         out = []
+        unknown = dims("u", k)
         for i in range(k):
-            size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
-                           pads[i + k], auto_pad, ceil_mode)
-            out.append(size)
-            self.clauses.append(checked(size >= 1, lambda v, types, i=i: (
-                f"the window does not fit spatial axis {i} of {types[0]}: the output would "
-                f"have no position there (a window larger than its padded input)")))
+            if not conv and auto_pad.startswith("SAME") and dilations[i] != 1:
+                # onnxruntime pads a pool as if undilated, the spec (onnx.reference) as
+                # dilated: they differ (kernel 3, dilation 3 over 9: 5 positions or 9)
+                out.append(unknown[i])
+                self.clauses.append(unknown[i] >= 0)
+            else:
+                size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
+                               pads[i + k], auto_pad, ceil_mode)
+                out.append(size)
+                self.clauses.append(checked(size >= 1, lambda v, types, i=i: (
+                    f"the window does not fit spatial axis {i} of {types[0]}: the output "
+                    f"would have no position there (a window larger than its padded "
+                    f"input)")))
             if not conv:
                 self.clauses.append(checked(a[2 + i] >= 1, lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty: a pool needs an input")))
@@ -167,11 +175,8 @@ def _windows(x: np.ndarray, kernel: tuple, strides: tuple, pads: tuple, dilation
             total = max((out - 1) * s + eff - n, 0)
             small, big = total // 2, total - total // 2
             pb, pe = (small, big) if auto_pad == "SAME_UPPER" else (big, small)
-        elif auto_pad == "VALID":
-            pb = pe = 0
-            out = (n - eff) // s + 1
-        else:
-            pb, pe = pads[i], pads[i + k]
+        else:  # VALID: no pads, rounded up in ceil_mode all the same
+            pb, pe = (0, 0) if auto_pad == "VALID" else (pads[i], pads[i + k])
             if ceil_mode:
                 out = -(-(n + pb + pe - eff) // s) + 1
                 if (out - 1) * s >= n + pb:

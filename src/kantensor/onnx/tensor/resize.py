@@ -189,6 +189,8 @@ def _positions(m: int, n: int, scale: float, how: str, roi: tuple | None) -> np.
     if how == "half_pixel_symmetric":
         offset = n / 2 * (1 - m / width)
         return offset + (x + 0.5) / scale - 0.5
+    if how == "tf_half_pixel_for_nn":  # (opsets 11 and 12)
+        return (x + 0.5) / scale
     return (x + 0.5) / scale - 0.5
 
 

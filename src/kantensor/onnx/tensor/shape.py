@@ -263,6 +263,34 @@ def build_split_equal(types: tuple, axis: int, outputs: int, split_value: Any = 
     return made
 
 
+@reads_ranks
+def build_split_attribute(types: tuple, axis: int, outputs: int, split: Any = None,
+                          **_: Any) -> dict[str, Any]:
+    """Split before opset 13: the sizes of the ``split`` attribute (one per output, each
+    >= 0, their sum the axis's size), else equal parts (:func:`build_split_equal`)."""
+    if split is None:
+        return build_split_equal(types, axis, outputs)
+    sizes = (split,) if isinstance(split, int) else tuple(split)
+    if len(sizes) != outputs or any(v < 0 for v in sizes):
+        raise ParamError(f"split {sizes} must have one size >= 0 for each of the node's "
+                         f"{outputs} outputs")
+    made = _split(types, axis, outputs, None, (0,))
+    a = made["x"]
+    ax = made["params"]["axis"]
+    made["parts"] = [typed([*a[:ax], v, *a[ax + 1:]], "T") for v in sizes]
+    made["fits"] = [a[ax].eq(sum(sizes))]
+    return made
+
+
+def split_attribute(x: np.ndarray, *, axis: int, outputs: int, split: Any = None,
+                    **_: Any) -> tuple:
+    """Split before opset 13 (the sizes an attribute)."""
+    if split is None:
+        return split(x, axis=axis, outputs=outputs)
+    sizes = [split] if isinstance(split, int) else list(split)
+    return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis % x.ndim))
+
+
 def _split(types: tuple, axis: int, outputs: int, split_value: Any, given: tuple
            ) -> dict[str, Any]:
     """The parts of a Split: the sizes of the ``split`` input, else as many chunks as the

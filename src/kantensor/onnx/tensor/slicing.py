@@ -11,7 +11,7 @@ from ...ops.families.indexing import readings, slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import alternative, dims, reads_known_sizes, typed
-from ...syntax.ast import Clause
+from ...syntax.ast import Clause, DimVar, dim_max, dim_min
 from ...types.dim import Dim
 from ..shared import nonzero_entry, value_entries
 
@@ -90,9 +90,23 @@ def _slice_out(ndim: int, bounds: dict | None, sizes: SizeNames, flips: dict
         elif isinstance(start, Dim) or isinstance(end, Dim):  # a bound is a size
             out[ax] = symbolic_length(a[ax], start, end, step, sizes, clauses, (
                 flips.get((ax, 0), False), flips.get((ax, 1), False)))
-        else:
-            out[ax] = slice_length(a[ax], start, end, step)
+        else:  # (Python takes nothing from a start below every -n)
+            length = 0 if step < 0 and start is not None and start <= -_BIG else \
+                slice_length(a[ax], start, end, step)
+            out[ax] = length + _from_index_0(a[ax], start, end, step)
     return out, clauses
+
+
+def _from_index_0(n: DimVar, start: int | None, end: int | None, step: int) -> Any:
+    """What ONNX's negative walk from a ``start`` below ``-n`` adds to Python's length:
+    ONNX starts it at index 0, Python takes nothing, so it is index 0 alone where the
+    end is before it: 1 where ``1 <= n <= -start - 1`` and ``n <= -end - 1`` (an omitted
+    end is before it at every n, an end >= 0 at none), else 0."""
+    if step > 0 or start is None or start > -2 or end is not None and end >= 0:
+        return 0
+    bounds = [1, n] + ([] if start <= -_BIG else [-start - n]) + (
+        [] if end is None else [-end - n])
+    return dim_max(0, dim_min(*bounds))
 
 
 #: INT64_MAX and the like as a Slice bound: past either end of any axis
@@ -119,11 +133,9 @@ def _onnx_bounds(start: Any, end: Any, step: Any, n: Any) -> tuple[Any, Any]:
         return _whole(start), _whole(end)
     if end >= _BIG or end == _INT32_MAX:
         return _UNKNOWN, None
-    if start <= -2:  # -1 is the last entry (or nothing, at n == 0) either way
-        if not isinstance(n, int):
-            return _UNKNOWN, None
-        start = max(start, -n)
-    return _whole(start), _whole(end)
+    # a start below -n: ONNX walks from index 0, Python takes nothing (_from_index_0
+    # adds the difference; -1 is the last entry, or nothing at n == 0, either way)
+    return start if start <= -_BIG else _whole(start), _whole(end)
 
 
 def _whole(bound: Any) -> Any:

@@ -1,0 +1,93 @@
+"""What onnxruntime refuses when it loads a model, whichever of a subgraph's nodes run.
+
+An integer Div or Mod checks its divisor when its kernel is made if the divisor is a
+constant (an initializer, or a Constant node's output, of its graph or a graph around
+it): a 0 in it fails the session's initialization ('Integer division by zero',
+'Integer modulo by zero'), so onnxruntime refuses the model at every size, even where
+that node sits in an If's branch that is never taken or a Loop's body that runs no
+iteration. A subgraph's conditions hold only where it runs (:mod:`.needs`); this one is
+the node's unguarded, a condition that never holds (``0 != 0``). A divisor that only
+folds to 0 (``Sub(c, c)``) is checked when it runs, as in the model as written (with
+onnxruntime's graph optimisations on, its constant folding makes it a constant too).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from ..types.conditions import Condition, Source
+
+__all__ = ["refused_at_load"]
+
+_DETAIL = ("an integer divisor that is a constant holding 0: onnxruntime refuses the "
+           "model when it loads it, whichever branch or iteration runs")
+
+
+def refused_at_load(scope: Any, graphs: Iterable[onnx.GraphProto], label: str
+                    ) -> tuple[Condition, ...]:
+    """``0 != 0`` for each integer Div or Mod of ``graphs`` (the subgraphs of the node
+    ``label``, read by ``scope``; their own subgraphs too) whose divisor is a constant
+    holding a 0, else nothing."""
+    out = []
+    for graph, known in _walk(graphs, {}):
+        for node in graph.node:
+            if node.op_type not in ("Div", "Mod") or node.domain not in ("", "ai.onnx") \
+                    or len(node.input) < 2:
+                continue
+            found = known.get(node.input[1])
+            divisor = _outer(scope, node.input[1]) if found is None else \
+                numpy_helper.to_array(found) if isinstance(found, onnx.TensorProto) else \
+                _constant(found)
+            if divisor is not None and divisor.dtype.kind in "iu" and not divisor.all():
+                where = node.name or f"{node.op_type} -> {node.output[0]}"
+                out.append(Condition(0, "!=", 0, Source(
+                    op=node.op_type, node=f"{where} in {label}", detail=_DETAIL)))
+    return tuple(out)
+
+
+def _walk(graphs: Iterable[onnx.GraphProto], known: dict[str, Any]
+          ) -> Iterable[tuple[onnx.GraphProto, dict[str, Any]]]:
+    """Each graph and the nested ones, with the constants each sees of its own and of
+    the subgraphs around it (an initializer, or a Constant node; read only where one
+    divides: the outer scope's are looked up apart)."""
+    for graph in graphs:
+        here = dict(known)
+        here.update((t.name, t) for t in graph.initializer)
+        here.update((node.output[0], node) for node in graph.node
+                    if node.op_type == "Constant" and node.domain in ("", "ai.onnx")
+                    and node.output)
+        yield graph, here
+        for node in graph.node:
+            for a in node.attribute:
+                inner = [a.g] if a.type == onnx.AttributeProto.GRAPH else \
+                    list(a.graphs) if a.type == onnx.AttributeProto.GRAPHS else []
+                yield from _walk(inner, here)
+
+
+def _constant(node: onnx.NodeProto) -> np.ndarray | None:
+    """A Constant node's integer value (None: another kind)."""
+    for a in node.attribute:
+        if a.name == "value" and a.type == onnx.AttributeProto.TENSOR:
+            return numpy_helper.to_array(a.t)
+        if a.name == "value_int":
+            return np.asarray(a.i, np.int64)
+        if a.name == "value_ints":
+            return np.asarray(list(a.ints), np.int64)
+    return None
+
+
+def _outer(scope: Any, name: str) -> np.ndarray | None:
+    """The value of ``name`` where a graph around the subgraphs (``scope``, its parents)
+    holds it as an initializer or a Constant node's output, else None."""
+    reader = scope
+    while reader is not None:
+        if name in reader.constants or any(t.name == name for t in reader.proto.initializer):
+            value = reader.value(name)
+            return value if isinstance(value, np.ndarray) and value.dtype != object else None
+        reader = reader.parent
+    return None
