@@ -19,6 +19,7 @@ from ..syntax.errors import TypeInferenceError
 from ..types.casewise import implied
 from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_choice
 from ..types.facts import EMPTY, Facts
+from ..types.factsatoms import by_size
 from ..types.names import parse_conditions
 from ..types.tidy import tidy
 from .located import described
@@ -73,17 +74,41 @@ def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
 
 
 def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
-    """``found`` less each assumption that the earlier ones imply with ``given``, case by
-    case (:func:`~kantensor.types.casewise.implied`): a broadcast that the code's first
-    broadcast already makes safe is not a second assumption. The first line that needs
-    something is the one kept."""
-    if len(found) < 2 or not any(isinstance(c, AnyOf) for c in found):
-        return found
+    """``found`` less each assumption that holds at every size with ``given``, or that
+    the earlier ones imply with it, or a later one of the same line does, case by case
+    (:func:`~kantensor.types.casewise.implied`): ``N//2 + 1 <= N or N == 0`` (a
+    partition at ``len(x)//2``) asks nothing, a broadcast that the code's first
+    broadcast already makes safe is not a second assumption, and ``K != 0`` is not one
+    beside its line's ``K >= 1``. The first line that needs something is the one kept.
+    An assumption that divides by a size implies nothing here: ``N % K == 0`` is not
+    defined at ``K == 0``, so it does not make its divisor's ``K >= 1`` needless."""
+    found = tuple(c for c in found if not _implied(c, (), given))
     kept: list[Clause] = []
-    for c in found:
-        if not kept or not implied(c, kept, given):
-            kept.append(c)
+    for i, c in enumerate(found):
+        if kept and _implied(c, kept, given):
+            continue
+        line = c.source.location if c.source is not None else ""
+        if line and any(d.source is not None and d.source.location == line and
+                        _implied(c, (d,), given) for d in found[i + 1:]):
+            continue
+        kept.append(c)
     return tuple(kept)
+
+
+def _implied(c: Clause, others: Iterable[Clause], given: Facts) -> bool:
+    """Whether ``others`` that divide by no size imply ``c`` with ``given``, case by case
+    (False where a case divides by zero: not proven)."""
+    try:
+        return implied(c, [d for d in others if not _divides(d)], given)
+    except ZeroDivisionError:
+        return False
+
+
+def _divides(c: Clause) -> bool:
+    """Whether a condition (or a case of a disjunction) divides by a size."""
+    if isinstance(c, AnyOf):
+        return any(_divides(x) for case in c.cases for x in case)
+    return isinstance(c, Condition) and (by_size(c.left) or by_size(c.right))
 
 
 def needed(clause: Clause) -> bool:
