@@ -2,11 +2,11 @@
 (``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes,
 ``np.diag_indices`` of a size, and a size compared with a tensor (``n - 3 <= x``,
 elementwise as NumPy compares an int with an array), ``np.arange`` of a size times a
-float (``np.arange(n * 1.0)``: NumPy's float64 range), judged by NumPy at every
-assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds NumPy runs and
-gives its shape and dtype, where it does not NumPy raises (or a slice bound's sign
-reading, documented, says so); and the values of the built graph are NumPy's, pad
-constants written as NumPy writes them."""
+float (``np.arange(n * 1.0)``: NumPy's float64 range) or by a step that is a size
+(``np.arange(0, n, k)``), judged by NumPy at every assignment of a box of sizes (0, 1,
+2, 3, 5): where the result holds NumPy runs and gives its shape and dtype, where it
+does not NumPy raises (or a slice bound's sign reading, documented, says so); and the
+values of the built graph are NumPy's, pad constants written as NumPy writes them."""
 
 from __future__ import annotations
 
@@ -75,6 +75,21 @@ RANGES = {
     "a float size less 3": (lambda x: np.arange(x.shape[1] - 3.0) + x.shape[0],
                             ["int8[A,B]"]),
     "with an int step": (lambda x: np.arange(0, x.shape[0] * 1.0, 2), ["int8[A]"]),
+    # a step that is a size: ceil((stop - start) / step) values, none where the step is
+    # 0 (NumPy raises ZeroDivisionError); one that may be negative is read as positive
+    "a size step": (lambda x: np.arange(0, x.shape[0], x.shape[1]), ["float32[A,B]"]),
+    "a size step from a size": (lambda x: np.arange(x.shape[1], x.shape[0] + 3, x.shape[1]),
+                                ["float32[A,B]"]),
+    "a size step of step=": (lambda x: np.arange(len(x), step=x.shape[1] + 1) * 2,
+                             ["int8[A,B]"]),
+    "a step that may be negative": (lambda x: np.arange(x.shape[0], 9, x.shape[1] - 2),
+                                    ["float32[A,B]"]),
+    "indexed by a size step": (lambda x: x[np.arange(0, x.shape[0], x.shape[1])],
+                               ["float32[A,B]"]),
+    "indexed past the end": (lambda x: x[np.arange(1, x.shape[0] + 1, x.shape[1])],
+                             ["float32[A,B]"]),
+    "a size step of one size": (lambda x: np.arange(1, x.shape[0], x.shape[0]) + 1,
+                                ["float32[A]"]),
 }
 
 
@@ -109,7 +124,7 @@ def test_sizes_as_numpys_parameters_are_numpys(name):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = fn(*arrays)
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, ZeroDivisionError):
             assert not result.holds(sizes), sizes
             continue
         assert result.holds(sizes) or _sign_reading(result, sizes), sizes

@@ -1,7 +1,8 @@
 """``np.arange`` as the traced code finds it during ``eval_shape`` (see :mod:`.patches`):
 of ints and sizes, the ``arange`` Op; of a fraction of sizes (``np.arange(n / 2)``) or a
 number the graph makes of sizes and Python numbers (``np.arange(n * 1.0)``), NumPy's float
-range of its exact value; anything else NumPy's own (NotImplemented) or refused."""
+range of its exact value; anything else NumPy's own (NotImplemented) or refused. A step
+that is a size (``np.arange(0, n, k)``) is the Op's: its length divides by it."""
 
 from __future__ import annotations
 
@@ -33,7 +34,10 @@ def index_of(x: Any) -> int | None:
 
 
 def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
-    """``np.arange`` during eval_shape (see the module); NotImplemented: NumPy's own."""
+    """``np.arange`` during eval_shape (see the module); NotImplemented: NumPy's own.
+    A ``step=`` of one or two positional bounds is its third argument."""
+    if set(kw) == {"step"} and 1 <= len(args) <= 2:
+        args, kw = ((0, *args) if len(args) == 1 else args) + (kw["step"],), {}
     if not kw and dtype is None and 1 <= len(args) <= 3 and any(
             isinstance(a, Ratio) for a in args) and all(
             isinstance(a, Ratio) or is_size(a) for a in args):
@@ -41,8 +45,6 @@ def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
     if not kw and any(isinstance(a, Variable) for a in args):
         return _number_arange(args, dtype)
     if kw or not args or len(args) > 3 or not all(is_size(a) for a in args):
-        return NotImplemented
-    if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     return ops.arange(*args, dtype="int64" if dtype is None else dtype)
 
@@ -58,9 +60,7 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
             isinstance(a, Variable) and a.type.ndim == 0 or is_size(a) for a in args):
         values = [e[0] / e[1] if isinstance(e, tuple) and e[1] != 1 else
                   e[0] if isinstance(e, tuple) else e for e in exact]
-        if len(values) == 3 and not isinstance(values[2], int):
-            values = []  # (a step of sizes: refused, as np.arange(0, n, n) is)
-        elif all(is_size(v) for v in values):  # whole values: the int range (of floats
+        if all(is_size(v) for v in values):  # whole values: the int range (of floats
             # where a number is one: NumPy's arange of a float, of any float dtype)
             floats = any(isinstance(a, Variable) and not is_integer(a.type.dtype)
                          for a in args)
@@ -70,7 +70,7 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
             return found
     raise TypeError("numpy.arange of a tensor (a number of the graph) is not supported "
                     "during eval_shape, except of sizes and Python numbers by + - * / "
-                    "(np.arange(n * 1.0)) with an int step: its length would be a "
+                    "(np.arange(n * 1.0)) with a whole step: its length would be a "
                     "value's")
 
 
