@@ -21,6 +21,7 @@ from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_c
 from ..types.facts import EMPTY, Facts
 from ..types.factsatoms import by_size
 from ..types.names import parse_conditions
+from ..types.poly import Opaque
 from ..types.tidy import tidy
 from .located import described
 
@@ -80,8 +81,9 @@ def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
     partition at ``len(x)//2``) asks nothing, a broadcast that the code's first
     broadcast already makes safe is not a second assumption, and ``K != 0`` is not one
     beside its line's ``K >= 1``. The first line that needs something is the one kept.
-    An assumption that divides by a size implies nothing here: ``N % K == 0`` is not
-    defined at ``K == 0``, so it does not make its divisor's ``K >= 1`` needless."""
+    An assumption that divides by a size implies nothing here and is always kept:
+    ``N % K == 0`` is not defined at ``K == 0``, so it does not make its divisor's ``K >=
+    1`` needless (:func:`_implied`)."""
     found = tuple(c for c in found if not _implied(c, (), given))
     kept: list[Clause] = []
     for i, c in enumerate(found):
@@ -97,7 +99,11 @@ def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
 
 def _implied(c: Clause, others: Iterable[Clause], given: Facts) -> bool:
     """Whether ``others`` that divide by no size imply ``c`` with ``given``, case by case
-    (False where a case divides by zero: not proven)."""
+    (False where a case divides by zero: not proven); never of a ``c`` that divides
+    (:func:`_divides`: where its divisor is 0, or its quotient not exact, ``holds`` says
+    False, which the cases do not see)."""
+    if _divides(c):
+        return False
     try:
         return implied(c, [d for d in others if not _divides(d)], given)
     except ZeroDivisionError:
@@ -105,10 +111,20 @@ def _implied(c: Clause, others: Iterable[Clause], given: Facts) -> bool:
 
 
 def _divides(c: Clause) -> bool:
-    """Whether a condition (or a case of a disjunction) divides by a size."""
+    """Whether a condition (or a case of a disjunction) divides by a size, or holds an
+    exact quotient (``D/3``, printed ``D//3``, made where 3 divides ``D``: the facts
+    read that in, ``holds`` a floor, so ``(D/3) % 4 == 0`` does not make ``D % 3 == 0``
+    needless)."""
     if isinstance(c, AnyOf):
         return any(_divides(x) for case in c.cases for x in case)
-    return isinstance(c, Condition) and (by_size(c.left) or by_size(c.right))
+    return isinstance(c, Condition) and any(by_size(x) or _exact(x) for x in (c.left, c.right))
+
+
+def _exact(x: Any) -> bool:
+    """Whether a size has an exact quotient ``r/k`` at any depth."""
+    return not isinstance(x, int) and any(
+        isinstance(a, Opaque) and (a.op == "/" or any(map(_exact, a.args)))
+        for mono, _ in x._terms for a, _ in mono)
 
 
 def needed(clause: Clause) -> bool:
