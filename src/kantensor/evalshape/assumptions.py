@@ -17,7 +17,15 @@ from typing import Any
 from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import implied
-from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_choice
+from ..types.conditions import (
+    AnyOf,
+    Clause,
+    Condition,
+    InnerSize,
+    Source,
+    has_choice,
+    is_choice,
+)
 from ..types.facts import EMPTY, Facts
 from ..types.factsatoms import by_size
 from ..types.names import parse_conditions
@@ -80,7 +88,8 @@ def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
     (:func:`~kantensor.types.casewise.implied`): ``N//2 + 1 <= N or N == 0`` (a
     partition at ``len(x)//2``) asks nothing, a broadcast that the code's first
     broadcast already makes safe is not a second assumption, and ``K != 0`` is not one
-    beside its line's ``K >= 1``. The first line that needs something is the one kept.
+    beside its line's ``K >= 1`` (where neither is a build's choice). The first line
+    that needs something is the one kept.
     An assumption that divides by a size implies nothing here and is always kept:
     ``N % K == 0`` is not defined at ``K == 0``, so it does not make its divisor's ``K >=
     1`` needless (:func:`_implied`)."""
@@ -104,8 +113,10 @@ def _implied(c: Clause, others: Iterable[Clause], given: Facts) -> bool:
     False, which the cases do not see)."""
     if _divides(c):
         return False
-    try:
-        return implied(c, [d for d in others if not _divides(d)], given)
+    try:  # (a need is not made needless by a build's choice: where the choice fails, the
+        # sizes would be called not covered, where NumPy raises)
+        return implied(c, [d for d in others if not _divides(d) and (
+            is_choice(c) or not has_choice(d))], given)
     except ZeroDivisionError:
         return False
 
