@@ -90,6 +90,10 @@ RANGES = {
                              ["float32[A,B]"]),
     "a size step of one size": (lambda x: np.arange(1, x.shape[0], x.shape[0]) + 1,
                                 ["float32[A]"]),
+    # a float step 1/2**k: (stop - start) * 2**k values, exact in floating point
+    "a half step": (lambda x: np.arange(0, x.shape[0], 0.5), ["float32[A,B]"]),
+    "a quarter step down": (lambda x: np.arange(x.shape[1] + 1, x.shape[0], -0.25) * 2,
+                            ["float32[A,B]"]),
 }
 
 
@@ -180,3 +184,13 @@ def test_arange_of_a_float_of_an_unknown_length_is_refused_naming_arange():
     assert fn(np.arange(4)).shape == (5,)  # NumPy runs: unsupported here, said so
     with pytest.raises(TypeError, match="numpy.arange of a tensor"):
         kt.eval_shape(fn, "int64[N]")
+
+
+def test_arange_of_sizes_by_a_rounded_float_step_is_refused_by_name():
+    """``np.arange(0, n, 0.3)`` has ``ceil(n / 0.3)`` values in floating point (31 of
+    ``np.arange(0, 3, 0.1)``): no size says it, so it is refused, naming arange (it
+    raised "a symbolic tensor has no truth value" from NumPy's own)."""
+    fn = lambda x: np.arange(0, x.shape[0], 0.3)  # noqa: E731
+    assert fn(np.zeros(3)).shape == (10,)  # NumPy runs
+    with pytest.raises(TypeError, match="numpy.arange.*step"):
+        kt.eval_shape(fn, "float32[A]")

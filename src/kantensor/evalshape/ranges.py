@@ -2,13 +2,17 @@
 of ints and sizes, the ``arange`` Op; of a fraction of sizes (``np.arange(n / 2)``) or a
 number the graph makes of sizes and Python numbers (``np.arange(n * 1.0)``), NumPy's float
 range of its exact value; anything else NumPy's own (NotImplemented) or refused. A step
-that is a size (``np.arange(0, n, k)``) is the Op's: its length divides by it."""
+that is a size (``np.arange(0, n, k)``) is the Op's: its length divides by it; a float
+step ``1/2**k`` of size bounds (``np.arange(0, n, 0.5)``) is NumPy's float64 range of
+``(stop - start) * 2**k`` values."""
 
 from __future__ import annotations
 
 import math
 import operator
 from typing import Any
+
+import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
@@ -42,6 +46,14 @@ def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
             isinstance(a, Ratio) for a in args) and all(
             isinstance(a, Ratio) or is_size(a) for a in args):
         return _float_arange(*args)
+    if not kw and dtype is None and len(args) == 3 and _halving(args[2]) and any(
+            isinstance(a, Dim) for a in args[:2]) and all(is_size(a) for a in args[:2]):
+        return _halved_arange(*args)
+    if any(isinstance(a, Dim) for a in args) and any(
+            isinstance(a, float | np.floating) for a in args):
+        raise TypeError(f"numpy.arange{tuple(args)} is not supported during eval_shape: "
+                        f"its length, ceil((stop - start) / step) in floating point, is "
+                        f"rounded; give an int step or one 1/2**k (0.5, 0.25)")
     if not kw and any(isinstance(a, Variable) for a in args):
         return _number_arange(args, dtype)
     if kw or not args or len(args) > 3 or not all(is_size(a) for a in args):
@@ -72,6 +84,25 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
                     "during eval_shape, except of sizes and Python numbers by + - * / "
                     "(np.arange(n * 1.0)) with a whole step: its length would be a "
                     "value's")
+
+
+def _halving(step: Any) -> bool:
+    """Whether ``step`` is a float ``±1/2**k`` (``0.5``, ``0.25``): sizes divided by it
+    are exact in floating point, so NumPy's length ``ceil((stop - start) / step)`` is
+    the size ``(stop - start) * 2**k``."""
+    if not isinstance(step, float | np.floating) or not np.isfinite(step) or step == 0:
+        return False
+    p, q = float(step).as_integer_ratio()
+    return abs(p) == 1 and q > 1
+
+
+def _halved_arange(start: Any, stop: Any, step: Any) -> Any:
+    """``np.arange(start, stop, step)`` of sizes by a step ``±1/2**k`` (:func:`_halving`):
+    NumPy's float64 values ``start + i*step``, ``max(0, (stop - start)*2**k)`` of them
+    (of the other sign for a negative step)."""
+    p, q = float(step).as_integer_ratio()
+    length = dim_max((stop - start) * q if p > 0 else (start - stop) * q, 0)
+    return ops.arange(length, dtype="float64") * float(step) + start
 
 
 def _named(exact: Any) -> bool:
