@@ -1,10 +1,10 @@
 """An assumption eval_shape lists is one the user can break: at some sizes it fails while
 the assumptions listed before it hold, and NumPy fails there. One that holds at every
 size (``N//2 + 1 <= N or N == 0`` of ``np.argpartition(x, len(x)//2)``, ``m*min(1, N,
-m) <= m``) or that the others already imply (``N >= 1`` beside a later ``N >= 2`` of
-one line) is not the user's assumption. (An overload's choice, such as the sign
-``x[:N - k//2]``'s stop is read with, may fail where NumPy runs: it is only asked to be
-breakable.) Judged by NumPy at every assignment of a box of sizes."""
+m) <= m``) or that the earlier ones already imply is not the user's assumption. (An
+overload's choice, such as the sign ``x[:N - k//2]``'s stop is read with, may fail
+where NumPy runs: it is only asked to be breakable.) Judged by NumPy at every
+assignment of a box of sizes."""
 
 from __future__ import annotations
 

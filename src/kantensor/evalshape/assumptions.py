@@ -84,25 +84,17 @@ def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
 
 def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
     """``found`` less each assumption that holds at every size with ``given``, or that
-    the earlier ones imply with it, or a later one of the same line does, case by case
-    (:func:`~kantensor.types.casewise.implied`): ``N//2 + 1 <= N or N == 0`` (a
-    partition at ``len(x)//2``) asks nothing, a broadcast that the code's first
-    broadcast already makes safe is not a second assumption, and ``K != 0`` is not one
-    beside its line's ``K >= 1`` (where neither is a build's choice). The first line
-    that needs something is the one kept.
-    An assumption that divides by a size implies nothing here and is always kept:
-    ``N % K == 0`` is not defined at ``K == 0``, so it does not make its divisor's ``K >=
-    1`` needless (:func:`_implied`)."""
-    found = tuple(c for c in found if not _implied(c, (), given))
+    the earlier ones imply with it, case by case (:func:`~kantensor.types.casewise.
+    implied`): ``N//2 + 1 <= N or N == 0`` (a partition at ``len(x)//2``) asks nothing,
+    and a broadcast that the code's first broadcast already makes safe is not a second
+    assumption. The first line that needs something is the one kept (its message names
+    the operands' lines). An assumption that divides by a size implies nothing here and
+    is always kept: ``N % K == 0`` is not defined at ``K == 0``, so it does not make its
+    divisor's ``K >= 1`` needless (:func:`_implied`)."""
     kept: list[Clause] = []
-    for i, c in enumerate(found):
-        if kept and _implied(c, kept, given):
-            continue
-        line = c.source.location if c.source is not None else ""
-        if line and any(d.source is not None and d.source.location == line and
-                        _implied(c, (d,), given) for d in found[i + 1:]):
-            continue
-        kept.append(c)
+    for c in found:
+        if not _implied(c, kept, given):
+            kept.append(c)
     return tuple(kept)
 
 
