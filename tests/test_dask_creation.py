@@ -34,6 +34,8 @@ CASES = {
                       lambda n, m: da.arange(m, n, 3, chunks="auto")),
     "arange_down": (lambda n, m: kt.arange(n, m, -2), lambda n, m: np.arange(n, m, -2),
                     lambda n, m: da.arange(n, m, -2, chunks="auto")),
+    "arange_size_step": (lambda n, m: kt.arange(2, n, m), lambda n, m: np.arange(2, n, m),
+                         lambda n, m: da.arange(2, n, m, chunks="auto")),
     "arange_wraps": (lambda n, m: kt.arange(120, n + 120, dtype="int8"),
                      lambda n, m: np.arange(120, n + 120, dtype=np.int8),
                      lambda n, m: da.arange(120, n + 120, chunks="auto")),

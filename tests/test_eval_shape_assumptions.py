@@ -105,6 +105,9 @@ PROGRAMS = [
     (lambda x: x + 100 * x.shape[0], ["uint8[N]"]),
     (lambda x, y: x % (x.shape[0] - y.shape[0]), ["int8[N]", "float32[K]"]),
     # v -= dw writes into v: dw broadcasts onto v's shape (D == N here), not only with it
+    # a split's exact quotient D/3 then reshaped by 4: (D//3) % 4 == 0 holds at D == 1,
+    # where the split's D % 3 == 0 fails (the facts read D/3 as exact, holds as a floor)
+    (lambda x: np.split(x, 3, axis=-1)[0].reshape(x.shape[0], 4, -1), ["float32[N,D]"]),
     (step, ["float32[N,D]", "float32[D,N]"]),
     (step, ["float32[N,D]", "float32[K]"]),
     (add_into, ["float32[N,D]", "float32[D,N]"]),

@@ -1,5 +1,5 @@
 """eval_shape of NumPy functions that were refused by name ("kantensor has no Op for it"):
-np.nonzero, np.where(c), np.argwhere, np.flatnonzero, np.compress, np.unique_values (a
+np.nonzero, np.where(c), np.argwhere, np.flatnonzero, np.compress, np.unique_values, np.unique (a
 length the data decide: ``?``, one count shared by nonzero's arrays), np.broadcast_arrays,
 np.lexsort, np.cumsum/np.cumprod with ``dtype=``, and np.pad's modes other than constant
 (an axis that grows must not be empty; one element is enough, reflect included).
@@ -44,6 +44,8 @@ PROGRAMS = [
     ("np.unique_values(x0)", ["float32[A,B]"]),
     ("np.unique_values(x0) * 2", ["uint8[]"]),
     ("len(np.unique_values(x0)) + x0", ["int8[A]"]),
+    ("np.unique(x0)", ["float32[A,B]"]),
+    ("np.unique(x0, equal_nan=False) * 2", ["uint8[]"]),
     ("np.broadcast_arrays(x0, x1)[0]", ["float32[A,1]", "int8[B]"]),
     ("np.broadcast_arrays(x0, x1)[1]", ["float32[A]", "int8[B]"]),
     ("np.broadcast_arrays(x0, x1, x0)[2]", ["bool[A,B]", "float16[B]"]),
@@ -110,6 +112,9 @@ VALUED = [
     (lambda x, c: np.compress(c[: len(x)], x), ["float32[A]", "bool[B]"]),
     (lambda x: np.unique_values(x), ["float32[A,B]"]),
     (lambda x: np.unique_values(x), ["int8[A]"]),
+    (lambda x: np.unique(x), ["float32[A,B]"]),  # (NaNs: one, NumPy's equal_nan=True)
+    (lambda x: np.unique(x, equal_nan=False), ["float64[A]"]),
+    (lambda x: np.unique(x), ["int8[A,B]"]),
     (lambda x, y: np.lexsort((x, y)), ["int8[A,B]", "float32[A,B]"]),
     (lambda x, y: np.lexsort((x, y, x), axis=0), ["int8[A,B]", "bool[A,B]"]),
     (lambda x: np.cumsum(x, dtype=np.int8), ["float32[A,B]"]),

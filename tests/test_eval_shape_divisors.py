@@ -191,3 +191,36 @@ def test_a_float_rounded_twice_is_refused(read, value):
     typed = _holds_where_numpy_says("lambda x, y: " + read.format(e=value),
                                     itertools.product(range(121), range(3)))
     assert typed == (value in ONCE)
+
+
+#: A remainder by a size written out (``N - N//K*K``), or the whole chunks it leaves (the
+#: idiom ``x[:N//K*K].reshape(-1, K)``).
+REMAINDERS = ["lambda x, y: x[: len(x) - len(x) // len(y) * len(y)]",
+              "lambda x, y: np.zeros(len(x) - len(x) // len(y) * len(y)) + 1",
+              "lambda x, y: x[len(x) // len(y) * len(y):]",
+              "lambda x, y: x[: len(x) // len(y) * len(y)].reshape(-1, len(y))",
+              "lambda x, y: x[: x.shape[0] // y.shape[0] * y.shape[0]]"
+              ".reshape(-1, y.shape[0]).sum(1)"]
+
+
+@pytest.mark.parametrize("source", REMAINDERS)
+def test_a_remainder_written_out_is_a_size(source):
+    """``N - K*(N//K)`` is ``N % K``, in ``0 .. K - 1`` where ``K >= 1``: the slice it
+    bounds has a size (it split on that size's sign, a case of ``?``), and nothing is
+    assumed of it that NumPy does not need (``N - K*(N//K) >= 0``, ``min(K*(N//K), N) %
+    K == 0`` were): each assumption fails at some N, K in 0..4 where the others hold and
+    Python or NumPy raises."""
+    fn, result = _judged(source)
+    assert None not in result.type.shape
+    boxes = [{"N": n, "K": k} for n, k in itertools.product(range(5), repeat=2)]
+    for need in result.assumptions:  # (each needed: broken where the others hold)
+        others = [a for a in result.assumptions if a is not need]
+        assert any(not _safely(need, s) and all(_safely(a, s) for a in others) and
+                   _outcome(fn, s) is None for s in boxes), need
+
+
+def _safely(need, sizes):
+    try:
+        return need.holds(sizes)
+    except ZeroDivisionError:
+        return False

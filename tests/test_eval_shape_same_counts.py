@@ -1,6 +1,7 @@
 """One count the data decide, named alike wherever the relations pass it on: what code
 needs of values of one count (``rows + cols`` of ``np.nonzero(x)``, ``v + np.roll(v, 1)``
-of ``v = x[x > 0]``, ``np.nonzero(x)`` called twice) is no assumption, and what it needs
+of ``v = x[x > 0]``, ``np.nonzero(x)`` called twice, ``x[m]`` beside ``np.nonzero(m)``
+or ``np.flatnonzero(m)``, the mask made twice) is no assumption, and what it needs
 of two multiples of it (``2*m == 3*m``) stays one. Judged by NumPy on data of every
 density (none, some, all elements nonzero) at every assignment of a box of sizes."""
 
@@ -68,8 +69,30 @@ def _unique_plus_one(x):
     return np.unique_values(x[x > 0]) + 1
 
 
+def _mask_and_its_positions(x):
+    m = x > 0
+    return x[m] - np.nonzero(m)[1]
+
+
+def _mask_made_twice(x):
+    return x[x > 0] + x[x > 0] * 2 - x.astype(np.float32)[x > 0]
+
+
+def _flat_positions(x):
+    return x[x > 0] * np.flatnonzero(x > 0)
+
+
+def _transposed_mask(x):
+    return x[x != 1] + x.T[x.T != 1] + x.ravel()[np.ravel(x) != 1]
+
+
+def _compressed_and_masked(x):
+    return np.compress((x > 0).ravel(), x) + x[x > 0] + np.argwhere(x > 0)[:, 0]
+
+
 RUNS = [_rows_plus_cols, _nonzero_twice, _argwhere_and_nonzero, _rolled,
-        _zeros_of_its_length, _doubled, _unique_plus_one]
+        _zeros_of_its_length, _doubled, _unique_plus_one, _mask_and_its_positions,
+        _mask_made_twice, _flat_positions, _transposed_mask, _compressed_and_masked]
 
 
 @pytest.mark.parametrize("fn", RUNS, ids=lambda f: f.__name__)
@@ -96,10 +119,18 @@ def test_two_multiples_of_one_count_need_it_to_be_zero():
     assert _runs(_two_and_three, (2, 3), "int8") == [True, False, False, False]
 
 
-def test_two_counts_stay_two():
-    """``x[x > 0]`` and ``y[y > 0]`` are two counts: what code needs of both stays an
-    assumption ``holds`` cannot decide (NumPy runs or not by the data)."""
-    result = kt.eval_shape(lambda x, y: x[x > 0] + y[y > 0], "int8[A]", "int8[A]")
+@pytest.mark.parametrize(("fn", "y"), [
+    (lambda x, y: x[x > 0] + y[y > 0], [3, 3, 3]),
+    (lambda x, y: x[x > 0] * np.flatnonzero(x > 1), [3, 3, 3]),
+    (lambda x, y: x[x > 0] + y[(x > 0) & (y > 0)], [0, 0, 3]),
+    (lambda x, y: x[x > 0] + y[x + y > 0], [0, 0, 3])])
+def test_two_counts_stay_two(fn, y):
+    """``x[x > 0]`` and ``y[y > 0]`` are two counts (and so are those of ``x > 0`` and
+    ``x > 1``): what code needs of both stays an assumption ``holds`` cannot decide
+    (NumPy runs or not by the data)."""
+    result = kt.eval_shape(fn, "int8[A]", "int8[A]")
     assert len(result.assumptions) == 1
     with pytest.raises(ValueError, match="cannot say"):
         result.holds({"A": 3})
+    with pytest.raises(ValueError):
+        fn(np.array([1, 1, 0], np.int8), np.array(y, np.int8))

@@ -2,11 +2,11 @@
 (``np.pad(x, (0, n - len(x)))``), ``np.split`` at positions that are sizes,
 ``np.diag_indices`` of a size, and a size compared with a tensor (``n - 3 <= x``,
 elementwise as NumPy compares an int with an array), ``np.arange`` of a size times a
-float (``np.arange(n * 1.0)``: NumPy's float64 range), judged by NumPy at every
-assignment of a box of sizes (0, 1, 2, 3, 5): where the result holds NumPy runs and
-gives its shape and dtype, where it does not NumPy raises (or a slice bound's sign
-reading, documented, says so); and the values of the built graph are NumPy's, pad
-constants written as NumPy writes them."""
+float (``np.arange(n * 1.0)``: NumPy's float64 range) or by a step that is a size
+(``np.arange(0, n, k)``), judged by NumPy at every assignment of a box of sizes (0, 1,
+2, 3, 5): where the result holds NumPy runs and gives its shape and dtype, where it
+does not NumPy raises (or a slice bound's sign reading, documented, says so); and the
+values of the built graph are NumPy's, pad constants written as NumPy writes them."""
 
 from __future__ import annotations
 
@@ -75,6 +75,25 @@ RANGES = {
     "a float size less 3": (lambda x: np.arange(x.shape[1] - 3.0) + x.shape[0],
                             ["int8[A,B]"]),
     "with an int step": (lambda x: np.arange(0, x.shape[0] * 1.0, 2), ["int8[A]"]),
+    # a step that is a size: ceil((stop - start) / step) values, none where the step is
+    # 0 (NumPy raises ZeroDivisionError); one that may be negative is read as positive
+    "a size step": (lambda x: np.arange(0, x.shape[0], x.shape[1]), ["float32[A,B]"]),
+    "a size step from a size": (lambda x: np.arange(x.shape[1], x.shape[0] + 3, x.shape[1]),
+                                ["float32[A,B]"]),
+    "a size step of step=": (lambda x: np.arange(len(x), step=x.shape[1] + 1) * 2,
+                             ["int8[A,B]"]),
+    "a step that may be negative": (lambda x: np.arange(x.shape[0], 9, x.shape[1] - 2),
+                                    ["float32[A,B]"]),
+    "indexed by a size step": (lambda x: x[np.arange(0, x.shape[0], x.shape[1])],
+                               ["float32[A,B]"]),
+    "indexed past the end": (lambda x: x[np.arange(1, x.shape[0] + 1, x.shape[1])],
+                             ["float32[A,B]"]),
+    "a size step of one size": (lambda x: np.arange(1, x.shape[0], x.shape[0]) + 1,
+                                ["float32[A]"]),
+    # a float step 1/2**k: (stop - start) * 2**k values, exact in floating point
+    "a half step": (lambda x: np.arange(0, x.shape[0], 0.5), ["float32[A,B]"]),
+    "a quarter step down": (lambda x: np.arange(x.shape[1] + 1, x.shape[0], -0.25) * 2,
+                            ["float32[A,B]"]),
 }
 
 
@@ -109,7 +128,7 @@ def test_sizes_as_numpys_parameters_are_numpys(name):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 out = fn(*arrays)
-        except (ValueError, IndexError):
+        except (ValueError, IndexError, ZeroDivisionError):
             assert not result.holds(sizes), sizes
             continue
         assert result.holds(sizes) or _sign_reading(result, sizes), sizes
@@ -165,3 +184,13 @@ def test_arange_of_a_float_of_an_unknown_length_is_refused_naming_arange():
     assert fn(np.arange(4)).shape == (5,)  # NumPy runs: unsupported here, said so
     with pytest.raises(TypeError, match="numpy.arange of a tensor"):
         kt.eval_shape(fn, "int64[N]")
+
+
+def test_arange_of_sizes_by_a_rounded_float_step_is_refused_by_name():
+    """``np.arange(0, n, 0.3)`` has ``ceil(n / 0.3)`` values in floating point (31 of
+    ``np.arange(0, 3, 0.1)``): no size says it, so it is refused, naming arange (it
+    raised "a symbolic tensor has no truth value" from NumPy's own)."""
+    fn = lambda x: np.arange(0, x.shape[0], 0.3)  # noqa: E731
+    assert fn(np.zeros(3)).shape == (10,)  # NumPy runs
+    with pytest.raises(TypeError, match="numpy.arange.*step"):
+        kt.eval_shape(fn, "float32[A]")

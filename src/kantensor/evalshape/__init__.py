@@ -33,7 +33,7 @@ from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_
 from .branches import BranchError, Path, explore
 from .code import own_package
 from .conflicts import choice_refuted, conflict, contradicted, contradicting, refused_build
-from .counts import count_bounds
+from .counts import count_bounds, same_counts
 from .located import (
     Locator,
     Site,
@@ -209,7 +209,8 @@ def _found(trace: Trace, path: Path, given: Facts) -> tuple[Clause, ...]:
     """What the code traced so far needs of the sizes, as the result reports it: less
     what the facts imply with the bounds of the masks' counts (``count <= n``: a need
     that holds at every count a mask can select is none)."""
-    needs = renamed(assumptions(trace.sites, trace.names), same_axes(trace.sites))
+    needs = renamed(assumptions(trace.sites, trace.names),
+                    same_axes(trace.sites, same_counts(trace.sites)))
     counts = count_bounds(trace.sites)
     facts = path.facts.with_(*(Condition(unknown(k), "<=", b) for k, b in counts.items())
                              ) if counts else path.facts

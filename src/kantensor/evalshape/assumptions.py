@@ -17,9 +17,19 @@ from typing import Any
 from ..ops.located import NodeSize
 from ..syntax.errors import TypeInferenceError
 from ..types.casewise import implied
-from ..types.conditions import AnyOf, Clause, Condition, InnerSize, Source, is_choice
+from ..types.conditions import (
+    AnyOf,
+    Clause,
+    Condition,
+    InnerSize,
+    Source,
+    has_choice,
+    is_choice,
+)
 from ..types.facts import EMPTY, Facts
+from ..types.factsatoms import by_size
 from ..types.names import parse_conditions
+from ..types.poly import Opaque
 from ..types.tidy import tidy
 from .located import described
 
@@ -73,17 +83,51 @@ def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
 
 
 def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
-    """``found`` less each assumption that the earlier ones imply with ``given``, case by
-    case (:func:`~kantensor.types.casewise.implied`): a broadcast that the code's first
-    broadcast already makes safe is not a second assumption. The first line that needs
-    something is the one kept."""
-    if len(found) < 2 or not any(isinstance(c, AnyOf) for c in found):
-        return found
+    """``found`` less each assumption that holds at every size with ``given``, or that
+    the earlier ones imply with it, case by case (:func:`~kantensor.types.casewise.
+    implied`): ``N//2 + 1 <= N or N == 0`` (a partition at ``len(x)//2``) asks nothing,
+    and a broadcast that the code's first broadcast already makes safe is not a second
+    assumption. The first line that needs something is the one kept (its message names
+    the operands' lines). An assumption that divides by a size implies nothing here and
+    is always kept: ``N % K == 0`` is not defined at ``K == 0``, so it does not make its
+    divisor's ``K >= 1`` needless (:func:`_implied`)."""
     kept: list[Clause] = []
     for c in found:
-        if not kept or not implied(c, kept, given):
+        if not _implied(c, kept, given):
             kept.append(c)
     return tuple(kept)
+
+
+def _implied(c: Clause, others: Iterable[Clause], given: Facts) -> bool:
+    """Whether ``others`` that divide by no size imply ``c`` with ``given``, case by case
+    (False where a case divides by zero: not proven); never of a ``c`` that divides
+    (:func:`_divides`: where its divisor is 0, or its quotient not exact, ``holds`` says
+    False, which the cases do not see)."""
+    if _divides(c):
+        return False
+    try:  # (a need is not made needless by a build's choice: where the choice fails, the
+        # sizes would be called not covered, where NumPy raises)
+        return implied(c, [d for d in others if not _divides(d) and (
+            is_choice(c) or not has_choice(d))], given)
+    except ZeroDivisionError:
+        return False
+
+
+def _divides(c: Clause) -> bool:
+    """Whether a condition (or a case of a disjunction) divides by a size, or holds an
+    exact quotient (``D/3``, printed ``D//3``, made where 3 divides ``D``: the facts
+    read that in, ``holds`` a floor, so ``(D/3) % 4 == 0`` does not make ``D % 3 == 0``
+    needless)."""
+    if isinstance(c, AnyOf):
+        return any(_divides(x) for case in c.cases for x in case)
+    return isinstance(c, Condition) and any(by_size(x) or _exact(x) for x in (c.left, c.right))
+
+
+def _exact(x: Any) -> bool:
+    """Whether a size has an exact quotient ``r/k`` at any depth."""
+    return not isinstance(x, int) and any(
+        isinstance(a, Opaque) and (a.op == "/" or any(map(_exact, a.args)))
+        for mono, _ in x._terms for a, _ in mono)
 
 
 def needed(clause: Clause) -> bool:

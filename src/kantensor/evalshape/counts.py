@@ -14,19 +14,27 @@ sliced), so it lies in ``0 .. bound``.
 :func:`decided` then answers a condition on such counts at given sizes where every count
 in those ranges answers it alike (``min(1, count) <= n`` at ``n == 0``: the mask has no
 element, so the count is 0), and leaves it undecided otherwise (the data decide it).
+
+:func:`same_counts` names the counts of one mask alike: ``x[m]``, ``y[m]`` and
+``np.nonzero(m)`` (which indexes its positions by ``m != 0``) select as many elements,
+however often the mask is computed from the same tensors (``x[x > 0] + y[x > 0]``), or
+in another order (``np.flatnonzero(m)``, ``x.T[x.T > 0]``): a count is known by its
+mask's value up to order (:func:`count_key`), not by the mask's node.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
-from ..graph.basic import Apply
+import numpy as np
+
+from ..graph.basic import Apply, Constant, Variable
 from ..ops.located import NodeSize, VariableAxis
-from ..ops.params import ArrayRef
+from ..ops.params import ArrayRef, SliceItem
 from ..types.conditions import Clause, Condition
-from ..types.dim import Dim
+from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute
 
 #: The most combinations of count values :func:`decided` tries (each count's range at the
@@ -107,3 +115,94 @@ def decided(c: Clause, sizes: Mapping[Any, int], bounds: Mapping[Any, Dim | int]
         if len(answers) > 1:
             return None
     return answers.pop() if answers else None
+
+
+#: Ops whose output is a function of their inputs' values and their params alone (no
+#: fresh values, as ``random``'s): a mask made by one of them from the same values is
+#: the same mask.
+ELEMENTWISE = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or",
+                         "logical_xor", "logical_not", "isnan", "isfinite", "isinf", "cast",
+                         "add", "sub", "mul", "neg", "abs"})
+
+#: Ops whose output holds their first input's elements, each once, in another order or
+#: shape: a mask's count is its input's.
+PERMUTING = frozenset({"flatten", "reshape", "ravel", "transpose", "permute_dims",
+                       "matrix_transpose", "swapaxes", "moveaxis"})
+
+
+def mask_key(v: Variable) -> Hashable:
+    """What identifies the value of ``v``: a constant's value, an Op of
+    :data:`ELEMENTWISE` or :data:`PERMUTING` on its inputs' values, else the variable
+    itself."""
+    if isinstance(v, Constant):
+        data = np.asarray(v.data)
+        return ("constant", str(data.dtype), data.shape, data.tobytes())
+    node = v.owner
+    if node is None or getattr(node.op, "name", None) not in ELEMENTWISE | PERMUTING:
+        return v
+    return (node.op, tuple(mask_key(i) for i in node.inputs))
+
+
+def count_key(v: Variable) -> Hashable:
+    """What identifies the number of true elements of a mask ``v``: its value's
+    (:func:`mask_key`) up to the order of its elements (:data:`PERMUTING` Ops are passed
+    through, and so are elementwise Ops of one tensor and 0-d constants: ``x.T > 0``
+    has as many as ``x > 0``), ``m != 0`` of a bool ``m`` that of ``m``."""
+    node = v.owner
+    name = getattr(getattr(node, "op", None), "name", None)
+    if name in PERMUTING:
+        return count_key(node.inputs[0])
+    if name in ELEMENTWISE and not isinstance(node.inputs[0], Constant) and all(
+            isinstance(i, Constant) and np.ndim(i.data) == 0 for i in node.inputs[1:]):
+        rest = tuple(mask_key(i) for i in node.inputs[1:])
+        if name == "ne" and _bool(node.inputs[0]) and rest == (_ZERO,):
+            return count_key(node.inputs[0])
+        return ("count", node.op, count_key(node.inputs[0]), rest)
+    return mask_key(v)
+
+
+def same_counts(nodes: Iterable[Apply]) -> dict[VariableAxis, Dim]:
+    """The count axis of each mask ``index`` node whose mask has the value of an earlier
+    one's (:func:`mask_key`), named by that earlier count axis (in the order built)."""
+    first: dict[Hashable, Dim] = {}
+    out: dict[VariableAxis, Dim] = {}
+    for node in nodes:
+        axis = _count_axis(node)
+        if axis is None:
+            continue
+        key = count_key(node.inputs[1])
+        if key in first:
+            out[axis] = first[key]
+        else:
+            first[key] = unknown(axis)
+    return out
+
+
+def _count_axis(node: Apply) -> VariableAxis | None:
+    """The output axis of an ``index`` node whose only array is one boolean mask, at the
+    mask's place after full slices (``x[m]``, ``grid[:, m]``): its count; else None."""
+    if getattr(node.op, "name", None) != "index" or len(node.outputs) != 1 or \
+            len(node.inputs) < 2 or not _bool(node.inputs[1]):
+        return None
+    items = dict(getattr(node.op, "params", ())).get("index", ())
+    if sum(isinstance(i, ArrayRef) for i in items) != 1:
+        return None
+    place = 0
+    for item in items:
+        if isinstance(item, ArrayRef):
+            break
+        if not isinstance(item, SliceItem) or item != _ALL:
+            return None
+        place += 1
+    shape = node.outputs[0].type.shape
+    if shape is None or place >= len(shape) or shape[place] is not None:
+        return None
+    return VariableAxis(node.outputs[0], place)
+
+
+_ALL = SliceItem(None, None, None)
+_ZERO = ("constant", "int64", (), np.int64(0).tobytes())
+
+
+def _bool(v: Any) -> bool:
+    return getattr(getattr(v, "type", None), "dtype", None) == "bool"

@@ -1,13 +1,18 @@
 """``np.arange`` as the traced code finds it during ``eval_shape`` (see :mod:`.patches`):
 of ints and sizes, the ``arange`` Op; of a fraction of sizes (``np.arange(n / 2)``) or a
 number the graph makes of sizes and Python numbers (``np.arange(n * 1.0)``), NumPy's float
-range of its exact value; anything else NumPy's own (NotImplemented) or refused."""
+range of its exact value; anything else NumPy's own (NotImplemented) or refused. A step
+that is a size (``np.arange(0, n, k)``) is the Op's: its length divides by it; a float
+step ``1/2**k`` of size bounds (``np.arange(0, n, 0.5)``) is NumPy's float64 range of
+``(stop - start) * 2**k`` values."""
 
 from __future__ import annotations
 
 import math
 import operator
 from typing import Any
+
+import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
@@ -33,16 +38,25 @@ def index_of(x: Any) -> int | None:
 
 
 def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
-    """``np.arange`` during eval_shape (see the module); NotImplemented: NumPy's own."""
+    """``np.arange`` during eval_shape (see the module); NotImplemented: NumPy's own.
+    A ``step=`` of one or two positional bounds is its third argument."""
+    if set(kw) == {"step"} and 1 <= len(args) <= 2:
+        args, kw = ((0, *args) if len(args) == 1 else args) + (kw["step"],), {}
     if not kw and dtype is None and 1 <= len(args) <= 3 and any(
             isinstance(a, Ratio) for a in args) and all(
             isinstance(a, Ratio) or is_size(a) for a in args):
         return _float_arange(*args)
+    if not kw and dtype is None and len(args) == 3 and _halving(args[2]) and any(
+            isinstance(a, Dim) for a in args[:2]) and all(is_size(a) for a in args[:2]):
+        return _halved_arange(*args)
+    if any(isinstance(a, Dim) for a in args) and any(
+            isinstance(a, float | np.floating) for a in args):
+        raise TypeError(f"numpy.arange{tuple(args)} is not supported during eval_shape: "
+                        f"its length, ceil((stop - start) / step) in floating point, is "
+                        f"rounded; give an int step or one 1/2**k (0.5, 0.25)")
     if not kw and any(isinstance(a, Variable) for a in args):
         return _number_arange(args, dtype)
     if kw or not args or len(args) > 3 or not all(is_size(a) for a in args):
-        return NotImplemented
-    if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     return ops.arange(*args, dtype="int64" if dtype is None else dtype)
 
@@ -58,9 +72,7 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
             isinstance(a, Variable) and a.type.ndim == 0 or is_size(a) for a in args):
         values = [e[0] / e[1] if isinstance(e, tuple) and e[1] != 1 else
                   e[0] if isinstance(e, tuple) else e for e in exact]
-        if len(values) == 3 and not isinstance(values[2], int):
-            values = []  # (a step of sizes: refused, as np.arange(0, n, n) is)
-        elif all(is_size(v) for v in values):  # whole values: the int range (of floats
+        if all(is_size(v) for v in values):  # whole values: the int range (of floats
             # where a number is one: NumPy's arange of a float, of any float dtype)
             floats = any(isinstance(a, Variable) and not is_integer(a.type.dtype)
                          for a in args)
@@ -70,8 +82,27 @@ def _number_arange(args: tuple, dtype: Any) -> Any:
             return found
     raise TypeError("numpy.arange of a tensor (a number of the graph) is not supported "
                     "during eval_shape, except of sizes and Python numbers by + - * / "
-                    "(np.arange(n * 1.0)) with an int step: its length would be a "
+                    "(np.arange(n * 1.0)) with a whole step: its length would be a "
                     "value's")
+
+
+def _halving(step: Any) -> bool:
+    """Whether ``step`` is a float ``±1/2**k`` (``0.5``, ``0.25``): sizes divided by it
+    are exact in floating point, so NumPy's length ``ceil((stop - start) / step)`` is
+    the size ``(stop - start) * 2**k``."""
+    if not isinstance(step, float | np.floating) or not np.isfinite(step) or step == 0:
+        return False
+    p, q = float(step).as_integer_ratio()
+    return abs(p) == 1 and q > 1
+
+
+def _halved_arange(start: Any, stop: Any, step: Any) -> Any:
+    """``np.arange(start, stop, step)`` of sizes by a step ``±1/2**k`` (:func:`_halving`):
+    NumPy's float64 values ``start + i*step``, ``max(0, (stop - start)*2**k)`` of them
+    (of the other sign for a negative step)."""
+    p, q = float(step).as_integer_ratio()
+    length = dim_max((stop - start) * q if p > 0 else (start - stop) * q, 0)
+    return ops.arange(length, dtype="float64") * float(step) + start
 
 
 def _named(exact: Any) -> bool:

@@ -47,12 +47,13 @@ def built(op: SignatureOp, types: tuple, inputs: list[Variable]) -> Any:
         return None
 
 
-def same_axes(nodes: Iterable[Apply]) -> dict[VariableAxis, Dim]:
+def same_axes(nodes: Iterable[Apply], known: Mapping[VariableAxis, Dim] | None = None
+              ) -> dict[VariableAxis, Dim]:
     """Each ``?`` output axis of ``nodes`` (in the order built) that its node's relation
     makes a size of its inputs' ``?`` axes (and named sizes), with the Dim that says it
     over the names of those axes (or what they were found equal to before): see the
-    module."""
-    names: dict[VariableAxis, Dim] = {}
+    module. ``known``: axes named already (the counts of one mask, :mod:`.counts`)."""
+    names: dict[VariableAxis, Dim] = dict(known or {})
     for node in nodes:
         if not isinstance(node.op, SignatureOp) or not any(
                 None in _shape(o) for o in node.outputs):

@@ -1,6 +1,7 @@
 """NumPy functions whose result's length the data decide, as compositions of the
 ``index`` Op's boolean mask: ``np.nonzero``, ``np.where(c)`` (one argument),
-``np.argwhere``, ``np.flatnonzero``, ``np.compress`` and ``np.unique_values``.
+``np.argwhere``, ``np.flatnonzero``, ``np.compress``, ``np.unique_values`` and
+``np.unique`` (of its defaults: the sorted values, NaNs one).
 
 A boolean mask selects a number of elements no size gives: the index Op leaves it a size
 of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
@@ -130,10 +131,22 @@ def _unique_values(x: Any) -> Any:
     return s[(s != np.roll(s, 1)) | first]
 
 
+def unique(ar: Any, *, equal_nan: bool = True) -> Any:
+    """``np.unique(ar)``: the sorted values, each once, NaNs one (NumPy's default
+    ``equal_nan=True``; NumPy's other parameters at their defaults only: what they
+    return has no composition here)."""
+    if not equal_nan:
+        return _unique_values(ar)
+    s = np.sort(_tensor(ar), axis=None)
+    before = np.roll(s, 1)
+    first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
+    return s[((s != before) & ~(np.isnan(s) & np.isnan(before))) | first]
+
+
 #: NumPy function -> its composition.
 COUNTED: dict[Any, Callable[..., Any]] = {
     np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
-    np.unique_values: _unique_values}
+    np.unique_values: _unique_values, np.unique: unique}
 
 
 def nonzero(a: Any) -> tuple[Any, ...]:

@@ -186,6 +186,10 @@ class _System:
         form = self.forms.get(mono)
         if form is not None:
             return form
+        q = _times_divisor(mono)
+        if q is not None:  # k*(x//k) is x - x % k (both undefined at k == 0)
+            x, k = q.args
+            return self._remember(mono, _add(self.form(x), self.form(x % k), -1))
         low, high = 1, 1
         for atom, p in mono:
             lo, hi = self._interval(atom)
@@ -479,3 +483,15 @@ def _read_bounds(system: dict[tuple, int], target: Any) -> tuple[int | None, int
             b = const // -a
             hi = b if hi is None else min(hi, b)
     return lo, hi
+
+
+def _times_divisor(mono: tuple) -> Opaque | None:
+    """The quotient ``x//k`` of a product ``k*(x//k)`` of a size ``k`` (one atom) and a
+    quotient by it, if ``mono`` is one."""
+    if len(mono) != 2 or mono[0][1] != 1 or mono[1][1] != 1:
+        return None
+    for (q, _), (k, _) in (mono, mono[::-1]):
+        if isinstance(q, Opaque) and q.op == "//" and not isinstance(q.args[1], int) and \
+                q.args[1]._terms == ((((k, 1),), 1),):
+            return q
+    return None

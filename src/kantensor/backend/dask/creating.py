@@ -69,9 +69,10 @@ def arange(call: NodeCall, values: list[Any]) -> list[Any]:
     params = call.params
     if None in t.shape or rest:
         return blockwise(call, values)
-    start, stop = concrete([params["start"], params["stop"]], sizes)
+    start, stop, step = concrete([params["start"], params["stop"], params.get("step", 1)],
+                                 sizes)
     wide = np.dtype("uint64") if t.numpy_dtype == np.dtype("uint64") else np.dtype("int64")
-    y = da.arange(start, stop, params.get("step", 1), chunks="auto", dtype=wide)
+    y = da.arange(start, stop, step, chunks="auto", dtype=wide)
     if y.shape != t.shape:  # never expected: the type says the length
         return blockwise(call, values)
     return [typed(call, y)]

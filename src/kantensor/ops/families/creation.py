@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import FixedDim, dim_max
+from ...syntax.ast import FixedDim, chosen, dim_max
 from ...syntax.template import Operands
 from ...types.dim import Dim
 from ...types.intervals import nonnegative
+from ...types.symbols import sign_when_large
 from ..params import ParamError
 from ..pyints import fits
 from ..sizes import SizeNames, concrete
@@ -63,30 +64,42 @@ def filled(types: tuple, shape: tuple[Size, ...], dtype: str | None = None,
 
 
 @reads_ranks
-def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str = "int64",
+def ranged(types: tuple, start: Size, stop: Size | None, step: Size, dtype: str = "int64",
            **_: Any) -> dict[str, Any]:
     """arange of ints: ``arange(n)`` or ``arange(start, stop, step)``. Like NumPy 2, a
     first or second value that ``dtype`` cannot hold is refused (later values past the
     dtype's range wrap around, as NumPy's do). With a symbolic bound the length is a
     Dim expression, ``max(ceil((stop - start) / step), 0)``, and the dtype's range is
-    NumPy's to check when the function runs."""
+    NumPy's to check when the function runs. A step that is a size (``np.arange(0, n,
+    k)``) divides the length, ``max(0, (n + k - 1)//k)``, where the step is not 0 (NumPy
+    raises there); one that may be negative (``k - 2``) is read as positive, the build's
+    choice (:data:`_DOWN`), and one negative where its sizes are large is refused."""
     if stop is None:
         start, stop = 0, start
-    if step == 0:
+    if isinstance(step, int) and step == 0:
         raise ParamError("step must not be zero")
-    sizes = SizeNames(start, stop)
+    sizes = SizeNames(start, stop, step)
     if sizes:
         # (a size is never negative: -2 is written 0-2)
-        a, b = (sizes.expr(v) if isinstance(v, Dim) or v >= 0 else FixedDim(0) - (-v)
-                for v in (start, stop))
-        if isinstance(start, int) and start == 0 and step == 1:
+        a, b, d = (sizes.expr(v) if isinstance(v, Dim) or v >= 0 else FixedDim(0) - (-v)
+                   for v in (start, stop, step))
+        cond: list = []
+        if isinstance(step, Dim):
+            if sign_when_large(step) != 1:
+                raise ParamError(f"a step that is a size must be positive where its sizes "
+                                 f"are large (np.arange(0, n, k)), got {step}")
+            # not 0, where NumPy raises; positive as its form shows, the build's choice
+            cond = [d.ne(0)] if nonnegative(step) else [d.ne(0), chosen(d >= 1, _DOWN)]
+            n = dim_max((b - a + (d - 1)) // d, 0)
+        elif isinstance(start, int) and start == 0 and step == 1:
             # arange(n - 5) is empty where n < 5, as NumPy's
             n = b if not isinstance(stop, Dim) or nonnegative(stop) else dim_max(b, 0)
         elif step > 0:
             n = dim_max((b - a + (step - 1)) // step, 0)
         else:
             n = dim_max((a - b + (-step - 1)) // -step, 0)
-        return {"sizes": sizes.patterns(), "y": [n], "params": {"start": start, "stop": stop}}
+        return {"sizes": sizes.patterns(), "y": [n], "cond": cond,
+                "params": {"start": start, "stop": stop}}
     n = max(0, -(-(stop - start) // step))
     if dtype == "bool" and n > 2:
         raise ParamError(f"a bool arange has at most 2 values (NumPy's rule), got {n}")
@@ -95,7 +108,12 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: int, dtype: str =
         if not fits(value, dtype):
             raise ParamError(f"{name} {value} is out of bounds for {dtype} (NumPy 2 "
                              "refuses it too)")
-    return {"sizes": Operands(), "y": [n], "params": {"start": start, "stop": stop}}
+    return {"sizes": Operands(), "y": [n], "cond": [],
+            "params": {"start": start, "stop": stop}}
+
+
+#: What a step that is a size gives where it is negative (its form shows it positive).
+_DOWN = "another length (a negative step counts down from start)"
 
 
 @reads_ranks
@@ -152,10 +170,10 @@ def full_like(a: np.ndarray, fill_value: np.ndarray, dtype: str | None) -> np.nd
     return np.full_like(a, fill_value, dtype=dtype)
 
 
-def arange(*sizes: np.ndarray, start: Size, stop: Size, step: int, dtype: str | None
+def arange(*sizes: np.ndarray, start: Size, stop: Size, step: Size, dtype: str | None
            ) -> np.ndarray:
     """``numpy.arange`` of ints."""
-    start, stop = concrete([start, stop], sizes)
+    start, stop, step = concrete([start, stop, step], sizes)
     return np.arange(start, stop, step, dtype=dtype or "int64")
 
 

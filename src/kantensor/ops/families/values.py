@@ -349,18 +349,18 @@ def _fits(found: Range, dtype: str) -> bool:
 
 def _ranged(v: Variable, params: dict) -> Range:
     """``arange``: ``start + i*step`` for i < its length (the output's size, an int or
-    a Dim); of an unknown length, bounded on the start's side."""
+    a Dim; by a step that is a size, its relation's: positive, the last value below
+    ``stop`` too); of an unknown length, bounded on the start's side."""
     start, step = params.get("start"), params.get("step")
-    if not isinstance(start, int | Dim) or type(step) is not int or step == 0 or \
-            v.type.ndim != 1:
+    if not isinstance(start, int | Dim) or not isinstance(step, int | Dim) or step == 0 \
+            or v.type.ndim != 1:
         return _UNKNOWN
-    count = v.type.shape[0]
-    if count is None:
-        return (start, None) if step > 0 else (None, start)
-    if count == 0:
-        return _UNKNOWN  # no values
+    count, up = v.type.shape[0], isinstance(step, Dim) or step > 0
+    if count is None or count == 0:  # (no values)
+        return _UNKNOWN if count == 0 else (start, None) if up else (None, start)
     last = start + (count - 1) * step
-    return (start, last) if step > 0 else (last, start)
+    return (last, start) if not up else (start, dim_min(last, params["stop"] - 1)
+                                         if isinstance(step, Dim) else last)
 
 
 def _permuted(v: Variable) -> Range:
