@@ -81,7 +81,7 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
     is not its line's, a place outside the text or not one whole line: the table is
     the file's own, read from its TOML."""
     files, packed = keyed.keyed("onnx")
-    (add,), (sub,) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
+    (add, *others), (sub, *_) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
     if change == "moved":
         add[2:4] = sub[2:4]
     elif change == "check":
@@ -90,7 +90,7 @@ def test_a_row_whose_line_is_not_its_table_is_read_from_the_toml(monkeypatch, ch
         add[2:4] = ["999999999", "1000000000"]
     else:
         add[2] = str(int(add[2]) + 1)  # (not the start of a line)
-    packed[("", "Softmax")] = _packed([add])
+    packed[("", "Softmax")] = _packed([add, *others])
     fresh = _index(monkeypatch, (files, packed))
     assert _read(fresh) == toml_index()
 
@@ -100,8 +100,8 @@ def test_a_row_of_a_file_the_index_records_no_digest_of_is_not_used(monkeypatch)
     placed on a table's line with that line's own check: its table is not the shipped
     line but the file's TOML, and there is no such file."""
     files, packed = keyed.keyed("onnx")
-    (add,) = _rows(packed[("", "Softmax")])
-    packed[("", "Softmax")] = _packed([add, ["unrecorded.toml", "0", *add[2:]]])
+    add, *others = _rows(packed[("", "Softmax")])
+    packed[("", "Softmax")] = _packed([add, ["unrecorded.toml", "0", *add[2:]], *others])
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
     with pytest.raises(CatalogueError, match="unrecorded.toml: op #0: no such table"):
@@ -113,9 +113,9 @@ def test_a_row_that_places_another_tables_line_is_refused_by_name(monkeypatch):
     line is a table shipped for the file as it is): that table is not of the row's key,
     and the registry refuses it, naming what it should be."""
     files, packed = keyed.keyed("onnx")
-    (add,), (sub,) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
+    (add, *others), (sub, *_) = _rows(packed[("", "Softmax")]), _rows(packed[("", "LogSoftmax")])
     add[2:] = sub[2:]
-    packed[("", "Softmax")] = _packed([add])
+    packed[("", "Softmax")] = _packed([add, *others])
     fresh = _index(monkeypatch, (files, packed))
     monkeypatch.setattr(registry, "_tables", lambda: fresh)
     with pytest.raises(CatalogueError, match="does not name Softmax"):
