@@ -38,10 +38,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..graph.once import once
 from ..ops.catalogue import CatalogueError, Entry, catalogue_root, load_entry, read_tables
 from ..ops.family import OpFamily
 from ..ops.keyed import covers, dropped, fingerprint, keyed, rows, shipped_table, toml_table
@@ -96,30 +97,30 @@ class OnnxOp:
         """Whether a :class:`~.structured.Structured` handler types the node."""
         return isinstance(self.op, Structured)
 
-    @cached_property
+    @once
     def reads_shapes(self) -> bool:
         """Whether the kernel reads its inputs' shapes only (``reads_only = "shapes"``),
         so that it computes its output's value from their types."""
         return dict(self.entry.extra).get("reads_only") == "shapes"
 
-    @cached_property
+    @once
     def containers(self) -> Structured | None:
         """The handler typing the node when an input is a sequence or an optional."""
         path = dict(self.entry.extra).get("containers")
         return None if path is None else _handler(path, self.entry.where, "containers")
 
-    @cached_property
+    @once
     def declared(self) -> Declared:
         """What it declares of its values for the size analyses (:mod:`.declared`)."""
         return declared_of(dict(self.entry.extra), self.entry.where)
 
-    @cached_property
+    @once
     def plain(self) -> bool:
         """Whether its Op types every node (no handler: not structured, no
         ``containers``), so the importer asks no handler."""
         return not self.structured and self.containers is None
 
-    @cached_property
+    @once
     def _counts(self) -> tuple[int, tuple[int, ...], int | None]:
         """How many inputs lead that are all required, the positions of the required ones
         after them, and the most inputs (None: variadic)."""
@@ -147,7 +148,7 @@ class OnnxOp:
     def covers(self, opset: int) -> bool:
         return self.since <= opset and (self.until is None or opset <= self.until)
 
-    @cached_property
+    @once
     def takes_strings(self) -> bool:
         """Whether an input may be a string: an alternative of its signature admits one
         (``T in string``); for an Op with parameters, of its signature rendered for some
@@ -169,7 +170,7 @@ class OnnxOp:
             except (TypeError, ValueError, IndexError):
                 continue
 
-    @cached_property
+    @once
     def attributes(self) -> dict[str, Any]:
         """The attribute parameters (the call's keyword-only ones; a handler's own), by
         name."""
@@ -177,7 +178,7 @@ class OnnxOp:
             return dict(self.op.attributes)
         return {p.name: p for p in self.entry.spec.params if p.keyword_only}
 
-    @cached_property
+    @once
     def bounded(self) -> tuple[int, ...]:
         """The positions of the inputs whose value intervals the entry reads (a
         ``<name>_bounds`` parameter of the call: :mod:`kantensor.onnx.intervals`)."""
@@ -185,7 +186,7 @@ class OnnxOp:
         return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
                      and f"{s.strip('*?')}_bounds" in params)
 
-    @cached_property
+    @once
     def reads(self) -> tuple[int, ...]:
         """The positions of the inputs whose values the entry reads (a ``<name>_value``
         parameter of the call)."""

@@ -19,10 +19,11 @@ import inspect
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from keyword import iskeyword
 from typing import Any
 
+from ..graph.once import once
 from ..types.dim import Dim
 from .fastcall import exact_key
 from .params import KINDS, MARKERS, ParamError
@@ -103,7 +104,7 @@ class CallSpec:
         #: (:func:`call_shape`). Each Op family makes its own cached calls from it.
         self.layouts: dict[Any, tuple] = {}
 
-    @cached_property
+    @once
     def signature(self) -> inspect.Signature:
         """The call as ``inspect`` says it (what ``help`` shows; bind's general case and
         its errors), made when first asked: it cost every entry's first use about a

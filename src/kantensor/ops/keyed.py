@@ -46,6 +46,7 @@ import re
 import sys
 import zlib
 from functools import cache
+from itertools import repeat
 from typing import Any
 
 from .catalogue import CatalogueError, read_tables
@@ -175,15 +176,20 @@ def keyed(folder: str) -> tuple[dict[str, str], dict[tuple[str, str], Any]] | No
     try:
         made = json.loads((catalogue_root() / folder / KEYS).read_text(encoding="utf-8"))
         files, keys = made["files"], made["keys"]
-        packed = {(domain, op_type): found for domain, ops in keys.items()
-                  for op_type, found in ops.items()}
+        packed: dict[tuple[str, str], Any] = {}
+        for domain, ops in keys.items():  # (a domain's keys filed at once, in C: 208)
+            packed.update(zip(zip(repeat(domain), ops), ops.values(), strict=True))
         files = dict(files) if isinstance(files, dict) else None
     except (OSError, ValueError, RecursionError, KeyError, TypeError, AttributeError):
         return None
-    if files is None or not all([type(v) is str for v in files.values()]) or \
-            not all([type(v) is str for v in packed.values()]):
+    if files is None or not _STRINGS.issuperset(map(type, files.values())) or \
+            not _STRINGS.issuperset(map(type, packed.values())):
         return None
     return files, packed
+
+
+#: The one type :func:`keyed` accepts for a fingerprint or a key's rows.
+_STRINGS = frozenset({str})
 
 
 #: A row's place: its line's start and end in the bytes of :data:`~.shipped.TABLES`,

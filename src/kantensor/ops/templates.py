@@ -17,6 +17,7 @@ never because a catalogue file names it (see :mod:`kantensor.ops.catalogue`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..syntax.alternative import Alternative
@@ -43,7 +44,15 @@ def dims(prefix: str, n: int | None = None) -> list[DimVar]:
     the dims named by the words of ``prefix`` (``dims("n m")``)."""
     if n is None:
         return [DimVar(name) for name in prefix.split()]
-    return [DimVar(f"{prefix}{i}") for i in range(n)]
+    return list(_axes(prefix, n))
+
+
+@lru_cache(maxsize=256)
+def _axes(prefix: str, n: int) -> tuple[DimVar, ...]:
+    """:func:`dims` of ``prefix`` and ``n``, made once (a DimVar is an immutable value):
+    every builder names its inputs' axes so at each new rank, a Conv's ``a`` and ``w``
+    again for each attribute set."""
+    return tuple(DimVar(f"{prefix}{i}") for i in range(n))
 
 
 def alternative(inputs: Iterable[object], outputs: Iterable[object],

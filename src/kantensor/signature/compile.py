@@ -11,11 +11,12 @@ the inputs, and whatever stays open is enumerated by ``labelo``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import lru_cache
 from typing import Any
 
 from kanren.constraints import ConstrainedState
 
+from ..graph.once import once
 from ..logic.broadcast import Broadcast
 from ..logic.dims import COMPARE, Compare, Equation, Expr
 from ..logic.dtypes import (
@@ -70,7 +71,7 @@ class CompiledAlternative:
         self.where_clauses = tuple([c for c, truth in zip(alt.where, truths, strict=True)
                                     if truth is not True])
 
-    @cached_property
+    @once
     def _dtype_origin(self) -> dict[str, Place]:
         """Where each dtype variable is first seen among the operands (for messages and
         the relation's dtype constraints; made when first asked: a direct build never
@@ -81,7 +82,7 @@ class CompiledAlternative:
                 origin.setdefault(op.dtype.name, self.where(i))
         return origin
 
-    @cached_property
+    @once
     def _clause_texts(self) -> tuple[tuple[str, tuple], ...]:
         """Per where-clause, what its constraint says in messages (made once, when first
         asked: a direct build asks only where a condition is kept): its text, and a
@@ -90,13 +91,13 @@ class CompiledAlternative:
         return tuple(zip(self.clause_texts, map(self._clause_facts, self.where_clauses),
                          strict=True))
 
-    @cached_property
+    @once
     def clause_texts(self) -> tuple[str, ...]:
         """Each where-clause's text (what a kept condition's source says), made once, when
         first asked."""
         return tuple([str(c) for c in self.where_clauses])
 
-    @cached_property
+    @once
     def _dtype_where(self) -> tuple[str, ...]:
         """Each operand's dtype as messages name it (made once, when first asked)."""
         return tuple(f"{self.where(i)} dtype" for i in range(len(self.operands)))

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from functools import cached_property
 from typing import Any
 
+from ..graph.once import once
 from ..syntax import ast as A
 from ..syntax.alternative import Alternative, Loop, Place
 from ..types.interning import WeakInterner
@@ -174,7 +174,7 @@ class Axes:
         #: the one layout when there are no flexible dims (read on every check)
         self.fixed: Layout | None = self.layout() if self.flex is None else None
 
-    @cached_property
+    @once
     def places(self) -> tuple[Place, ...]:
         """Each operand's place (what messages call it), read on every match of the
         relation; made when first asked (a direct build never asks)."""

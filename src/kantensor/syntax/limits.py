@@ -91,6 +91,9 @@ def _levels(node: object, budget: int) -> int:
         if found is not None:
             return found
     if isinstance(node, tuple):
+        known = [getattr(x, "__dict__", _NO_DICT).get(_LEVELS) for x in node]
+        if None not in known:  # (every item's remembered: an alternative's operands and
+            return max(known, default=0)  # most of its clauses, made by builders)
         deepest = 0
         for x in node:  # (an item's remembered levels read here: most items have them)
             held = getattr(x, "__dict__", None)
@@ -127,6 +130,9 @@ def _levels(node: object, budget: int) -> int:
 #: names and fixed sizes sets it (1) when it is made.
 NESTING_LEVELS = _LEVELS = "_nesting_levels"
 
+
+#: What :func:`_levels` reads of an item without a ``__dict__`` (a name, a size).
+_NO_DICT: dict[str, int] = {}
 
 #: What makes a class, and its instances, a dataclass (as dataclasses.is_dataclass asks).
 _DATACLASS = "__dataclass_fields__"

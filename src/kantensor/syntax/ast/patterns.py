@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from types import FunctionType
 
 from ..limits import NESTING_LEVELS
 from .dims import (
@@ -31,6 +32,7 @@ __all__ = ["CLAUSE_TYPES", "Broadcasts", "Clause", "Compare", "Compatible", "DTy
 #: a dtype's name or a dtype variable.
 _PLAIN_DIMS = frozenset({DimVar, FixedDim})
 _PLAIN_DTYPES = frozenset({type(None), DTypeVar, DTypeName})
+_NAMED_DTYPES = frozenset({DTypeVar, DTypeName})
 
 # Every clause has a ``message`` (a :data:`Message`, not part of its identity: ``==``,
 # ``hash`` and ``str`` ignore it) that says its failure in the user's words.
@@ -90,12 +92,15 @@ class InCategory:
         if isinstance(self.category, str):
             if self.category not in CATEGORIES:
                 raise ValueError(f"unknown dtype category {self.category!r}")
-            return
-        names = tuple(sorted(set(self.category)))
-        unknown = [n for n in names if n not in DTYPE_NAMES]
-        if not names or unknown:
-            raise ValueError(f"a dtype set holds dtype names, got {self.category!r}")
-        set_field(self, "category", names)
+        else:
+            names = tuple(sorted(set(self.category)))
+            unknown = [n for n in names if n not in DTYPE_NAMES]
+            if not names or unknown:
+                raise ValueError(f"a dtype set holds dtype names, got {self.category!r}")
+            set_field(self, "category", names)
+        if type(self.dtype) in _NAMED_DTYPES and (self.message is None or type(
+                self.message) is FunctionType):  # (a name's or a set's: one level, as
+            set_field(self, NESTING_LEVELS, 1)  # check_ast_nesting finds, not walked)
 
     def __str__(self) -> str:
         return f"{self.dtype} in {category_text(self.category)}"
@@ -167,7 +172,19 @@ CLAUSE_TYPES = (Compare, InCategory, DTypeEq, Compatible, Broadcasts)
 
 def checked(clause: Clause, message: Message) -> Clause:
     """``clause`` carrying ``message``, its failure in the user's words (as
-    ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``."""
+    ``torch._check(cond, msg)`` does): ``checked(n >= 1, lambda values, types: ...)``.
+
+    A comparison given a function is copied as it is, its message set: its fields were
+    normalised when it was made, and what it remembers (its hash, its levels, whether it
+    holds a placeholder) is not of its message, which is none of its identity and a leaf
+    to the nesting check. A builder checks several clauses at each new rank, and
+    ``dataclasses.replace`` made each anew through its fields (about 400 bytecodes a
+    clause in a first call)."""
+    if type(clause) is Compare and type(message) is FunctionType:
+        made = object.__new__(Compare)
+        made.__dict__.update(clause.__dict__)
+        set_field(made, "message", message)
+        return made
     return dataclasses.replace(clause, message=message)
 
 
