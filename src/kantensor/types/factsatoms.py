@@ -45,10 +45,7 @@ def between(x: DimLike, facts: Any) -> DimLike:
 def _holds(c: Clause, s: Hashable, v: int) -> bool:
     """Whether ``c`` may hold at ``s = v`` (True where it is nowhere defined there: the
     sizes kept are a superset of those the facts leave)."""
-    try:
-        return c.holds({s: v})
-    except ZeroDivisionError:  # (a % a == 0 at a = 0)
-        return True
+    return c.holds({s: v}, undefined=True)  # (a % a == 0 at a = 0: kept)
 
 
 def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:

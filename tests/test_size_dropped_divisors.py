@@ -1,0 +1,144 @@
+"""Sizes whose value drops a division by a size: ``(n//m) % 1`` and ``0*(n//m)`` are 0,
+``n//m - n//m + n`` is ``n``, ``max(n//m, n + 1)`` is ``n + 1`` in the Dim algebra, yet
+Python's value of the expression does not exist at ``m == 0`` (ZeroDivisionError).
+Judged by Python's own ``eval`` of the signature's text at every point of a grid of
+sizes 0..3: a signature's conditions hold exactly where Python's value exists (and is a
+size, ``>= 0``), and the output's size is Python's value there. A signature's output
+typed ``float32[0]`` with no condition held at ``m == 0``, where its text divides by
+zero (as its build at ints says). ``Condition.holds`` raised ZeroDivisionError at such a
+point; it answers False: a condition holds only where it is defined.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import kantensor as kt
+from kantensor.types.conditions import AnyOf, Condition
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import substitute
+
+NAMES = ("n", "m", "k")
+GRID = [dict(zip(NAMES, p, strict=True)) for p in itertools.product(range(4), repeat=3)]
+INPUTS = ", ".join(f"({x})" for x in NAMES)
+
+
+def python(text: str, env: dict) -> int | None:
+    """Python's value of ``text`` at ``env``; None where it divides by zero."""
+    try:
+        return eval(text, {"min": min, "max": max}, dict(env))  # noqa: S307 - the test's own
+    except ZeroDivisionError:
+        return None
+
+
+def held(conditions: tuple, env: dict) -> bool:
+    return all(c.holds(env) for c in conditions)
+
+
+def built(signature: str, unknown: bool) -> kt.Variable:
+    """The signature built on ``float32[n]``, ``[m]`` and ``[k]`` (``k`` an unknown
+    size where ``unknown``: the relation's forward answer, not the direct build)."""
+    op = kt.op(signature)(lambda *a: None)
+    sizes = [Dim(x) for x in NAMES]
+    if unknown:
+        sizes[2] = None
+    return op(*[kt.TensorType("float32", (x,))() for x in sizes])
+
+
+DROPPED = ["(n//m) % 1", "0*(n//m)", "n//m - n//m + n", "max(n//m, n + 1)", "min(n % m, 0)",
+           "n + (k % m) * 0", "(n//(m + k)) % 1 + k", "n*(m//m) - n*(m//m)",
+           "(n % (m - k)) % 1"]
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+@pytest.mark.parametrize("text", DROPPED)
+def test_an_output_keeps_the_divisors_its_value_dropped(text, unknown):
+    y = built(f"({', '.join(NAMES[:2])}),(k)->({text})".replace("(n, m)", "(n),(m)"),
+              unknown)
+    conditions = y.owner.conditions
+    for env in GRID:
+        if unknown and env["k"]:
+            continue  # (the unknown's conditions are over its input axis: k is 0 there)
+        point = dict(env) if not unknown else {**env, **_unknowns(conditions, 0)}
+        want = python(text, env)
+        assert held(conditions, point) == (want is not None and want >= 0), \
+            (text, env, [str(c) for c in conditions])
+        if want is not None and want >= 0 and y.type.shape[0] is not None:
+            assert substitute(y.type.shape[0], env) == want  # (k unknown: may be ?)
+
+
+def _unknowns(conditions: tuple, value: int) -> dict:
+    """Each unknown the conditions name, at ``value``."""
+    return {u: value for c in conditions for u in c.symbols() if not isinstance(u, str)}
+
+
+@pytest.mark.parametrize("unknown", [False, True])
+@pytest.mark.parametrize("text", DROPPED)
+def test_a_where_clause_keeps_the_divisors_its_value_dropped(text, unknown):
+    signature = f"{INPUTS}->(n) where {text} >= 0"
+    y = built(signature, unknown)
+    conditions = y.owner.conditions
+    for env in GRID:
+        if unknown and env["k"]:
+            continue
+        point = dict(env) if not unknown else {**env, **_unknowns(conditions, 0)}
+        want = python(text, env)
+        assert held(conditions, point) == (want is not None and want >= 0), \
+            (text, env, [str(c) for c in conditions])
+
+
+leaves = st.one_of(st.sampled_from(NAMES), st.integers(-2, 3))
+trees = st.recursive(leaves, lambda ch: st.one_of(
+    st.tuples(st.sampled_from(["+", "-", "*", "//", "%"]), ch, ch),
+    st.tuples(st.sampled_from(["min", "max"]), ch, ch)), max_leaves=6)
+
+
+def text_of(tree) -> str:
+    if isinstance(tree, str):
+        return tree
+    if isinstance(tree, int):
+        return str(tree) if tree >= 0 else f"({tree})"
+    op, a, b = tree
+    if op in ("min", "max"):
+        return f"{op}({text_of(a)}, {text_of(b)})"
+    return f"({text_of(a)} {op} {text_of(b)})"
+
+
+@settings(max_examples=60, deadline=None)
+@given(trees)
+def test_random_outputs_are_pythons_where_defined_and_undefined_elsewhere(tree):
+    """Any output expression over the three sizes: built over named sizes, its
+    conditions hold exactly where Python's value is a size, and it is that value."""
+    text = text_of(tree)
+    if "n" not in text and "m" not in text and "k" not in text:
+        return
+    try:
+        y = built(f"{INPUTS}->({text})", False)
+    except (kt.TypeInferenceError, ValueError):
+        assert all(python(text, env) is None or python(text, env) < 0 for env in GRID)
+        return
+    conditions = y.owner.conditions
+    for env in GRID:
+        want = python(text, env)
+        assert held(conditions, env) == (want is not None and want >= 0), \
+            (text, env, [str(c) for c in conditions])
+        if want is not None and want >= 0:
+            assert substitute(y.type.shape[0], env) == want, (text, env)
+
+
+@pytest.mark.parametrize("cond", [
+    Condition(Dim("n") // Dim("m"), ">=", 0), Condition(Dim("n") % Dim("m"), "==", 0),
+    Condition(Dim("n") // (Dim("m") - Dim("k")), "<", 2),
+    AnyOf(((Condition(Dim("n") % Dim("m"), "==", 1),), (Condition(Dim("n"), "==", 5),)))])
+def test_a_condition_holds_only_where_it_is_defined(cond):
+    """``holds`` at a point where a divisor is 0 answers False (it raised
+    ZeroDivisionError): judged by Python's evaluation of its text."""
+    texts = [[str(c) for c in case] for case in cond.cases] if isinstance(cond, AnyOf) \
+        else [[str(cond)]]
+    for env in GRID:
+        want = any(all(python(t, env) for t in case) for case in texts)
+        assert cond.holds(env) == want, (str(cond), env)
