@@ -20,6 +20,8 @@ from hypothesis import strategies as st
 import kantensor as kt
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim
+from kantensor.types.dimminmax import dim_min
+from kantensor.types.facts import Facts
 from kantensor.types.symbols import substitute
 
 NAMES = ("n", "m", "k")
@@ -142,3 +144,34 @@ def test_a_condition_holds_only_where_it_is_defined(cond):
     for env in GRID:
         want = any(all(python(t, env) for t in case) for case in texts)
         assert cond.holds(env) == want, (str(cond), env)
+
+
+n, m, k = (Dim(x) for x in NAMES)
+conditions = st.sampled_from([
+    Condition(n // m, ">=", 0), Condition((n * m) // m, ">=", 0), Condition(n % m, "<=", n),
+    Condition(n // m, "<=", n), Condition(k % m - 1, "<=", 1), Condition(n % m, "==", 0),
+    Condition((-2) % k - 1, "<=", 1), Condition(2 - 2 * k, "<", -1), Condition(n, "==", 0),
+    Condition(k, ">=", 2), Condition(m, ">=", 1), Condition(n // (m + k), ">=", 0),
+    Condition(n - m, ">=", 0), Condition(k, "==", 3),
+    Condition(n + dim_min(2, (n - k) % m) // k, ">=", 1)])
+clauses = st.one_of(conditions, st.lists(conditions, min_size=1, max_size=3).map(
+    lambda cs: AnyOf(tuple((c,) for c in cs))))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(conditions, max_size=2), st.lists(clauses, min_size=1, max_size=3))
+def test_reduce_keeps_what_a_condition_needs_where_it_has_no_value(facts, given_clauses):
+    """``Facts.reduce`` says the same as the clauses wherever the facts hold, judged by
+    ``holds`` (Python's value of each side; no value at a divisor 0: not held). It
+    dropped ``n//m >= 0`` as implied (it holds wherever it has a value), a disjunction
+    ``2 - 2*k < -1 or (-2) % k - 1 <= 1`` as always holding, and ``n == 0`` beside ``n %
+    m == 0`` as covered: each held at ``m == 0`` or ``k == 0``, where it does not; and
+    under ``k == 3`` it simplified ``n + min(2, (n - k) % m)//k >= 1`` to ``n >= 1``."""
+    store = Facts(facts)
+    points = [env for env in GRID if held(tuple(facts), env)]
+    reduced = store.reduce(given_clauses)
+    for env in points:
+        want = held(tuple(given_clauses), env)
+        assert (reduced is not None and held(tuple(reduced), env)) == want, (
+            [str(c) for c in facts], [str(c) for c in given_clauses],
+            reduced and [str(c) for c in reduced], env)

@@ -25,7 +25,7 @@ from .settle import AGAIN, once
 from .stated import same_term
 from .symbols import APPLY, free_symbols, rebuild
 
-__all__ = ["atom_under", "between", "by_size", "pruned"]
+__all__ = ["atom_under", "between", "by_size", "nonzero", "pruned", "size_divisors", "still_needs"]
 
 
 def between(x: DimLike, facts: Any) -> DimLike:
@@ -130,6 +130,28 @@ def _divisors(terms: tuple) -> tuple[Dim, ...]:
                 for arg in a.args:
                     out.update(dict.fromkeys(size_divisors(arg)))
     return tuple(out)
+
+
+def still_needs(c: Condition, facts: Any, kept: Condition | None = None
+                ) -> list[Condition] | None:
+    """What a condition ``c`` the facts imply wherever it is defined still needs: each
+    size its sides divide by (at any depth) nonzero (:func:`nonzero`), those the facts
+    do not show so; None where they show one 0 (``c`` has no value there: it fails).
+    ``N//M >= 0`` holds wherever it has a value, and at ``M == 0`` it has none (its
+    ``holds`` is False): it is ``M >= 1``. ``kept``: the form of ``c`` kept in its
+    place (simplified under the facts), whose own divisors it states itself."""
+    out = []
+    have = () if kept is None else size_divisors(kept.left) + size_divisors(kept.right)
+    for d in dict.fromkeys(size_divisors(c.left) + size_divisors(c.right)):
+        if d in have:
+            continue
+        need = nonzero(d, c.source)
+        found = facts.decide(need)
+        if found is False:
+            return None
+        if found is None:
+            out.append(need)
+    return out
 
 
 def nonzero(d: DimLike, source: Source | None = None) -> Condition:
