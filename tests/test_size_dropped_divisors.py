@@ -18,11 +18,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
+from kantensor.query import pattern, query, var
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_min
 from kantensor.types.facts import Facts
-from kantensor.types.symbols import substitute
+from kantensor.types.symbols import free_symbols, substitute
 
 NAMES = ("n", "m", "k")
 GRID = [dict(zip(NAMES, p, strict=True)) for p in itertools.product(range(4), repeat=3)]
@@ -175,3 +176,33 @@ def test_reduce_keeps_what_a_condition_needs_where_it_has_no_value(facts, given_
         assert (reduced is not None and held(tuple(reduced), env)) == want, (
             [str(c) for c in facts], [str(c) for c in given_clauses],
             reduced and [str(c) for c in reduced], env)
+
+
+#: (a signature, its output size's text): the output divides by ``m`` in its text only
+QUERIED = [("(n),(m)->((n//m) % 1)", "(n//m) % 1"), ("(n),(m)->(n//m - n//m + n)", "n"),
+           ("(n),(m)->(n) where 0*(n//m) == 0", "n"), ("(n),(m)->(n//m)", "n//m")]
+
+
+@pytest.mark.parametrize(("signature", "out"), QUERIED, ids=[q[0] for q in QUERIED])
+def test_a_querys_answers_are_the_sizes_python_defines(signature, out):
+    """``query`` with every size a logic variable: each answer, at each assignment of its
+    names (0..5) where its conditions hold, is a triple of sizes Python's evaluation of
+    the signature's text defines (``m != 0``), and every such triple is one answer's.
+    Its answers held at ``m == 0``, where the text divides by zero."""
+    text = out if "where" not in signature else "n + 0*(n//m)"
+    want = {(env["n"], env["m"], python(text, env)) for env in GRID if env["k"] == 0
+            and python(text, env) is not None and python(text, env) >= 0}
+    terms = [pattern("float32", (var(x),)) for x in ("i", "j", "o")]
+    found = set()
+    for a in query(signature, terms[:2], terms[2:]):
+        values = [a[x] for x in ("i", "j", "o")]
+        names = sorted({s for v in values if isinstance(v, Dim) for s in free_symbols(v)} |
+                       {s for c in a.where for s in c.symbols()})
+        for point in itertools.product(range(6), repeat=len(names)):
+            env = dict(zip(names, point, strict=True))
+            if held(tuple(a.where), env):
+                sizes = tuple(substitute(v, env) if isinstance(v, Dim) else v for v in values)
+                if sizes[0] <= 3 and sizes[1] <= 3:
+                    assert sizes in want, (signature, a, env, sizes)
+                    found.add(sizes)
+    assert want <= found, (signature, sorted(want - found)[:3])

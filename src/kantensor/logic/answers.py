@@ -240,7 +240,7 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         op = "==" if isinstance(c, Equation) else c.op
         if isinstance(left - right, int) and COMPARE[op](left - right, 0):
             continue  # settled by the values
-        constraint = Condition(left, op, right)
+        constraint = nonzero(left) if type(c) is Divisor else Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
     kept = facts_of(s).reduce(out)  # ints decided (``3 == 1``), implied cases dropped
