@@ -21,7 +21,7 @@ import kantensor as kt
 from kantensor.query import pattern, query, var
 from kantensor.types.conditions import AnyOf, Condition
 from kantensor.types.dim import Dim
-from kantensor.types.dimminmax import dim_min
+from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import Facts
 from kantensor.types.symbols import free_symbols, substitute
 
@@ -206,3 +206,50 @@ def test_a_querys_answers_are_the_sizes_python_defines(signature, out):
                     assert sizes in want, (signature, a, env, sizes)
                     found.add(sizes)
     assert want <= found, (signature, sorted(want - found)[:3])
+
+
+def _python_of(x, env: dict) -> int | None:
+    """Python's value of a size's text (``str`` of a Dim is Python) at ``env``."""
+    return x if isinstance(x, int) else python(str(x), env)
+
+
+#: (facts, a size): the facts simplified it to a form with a value where it has none
+SIMPLIFIED = [
+    ([Condition(dim_min(k, m + 4, n), ">", 1), Condition(m % 4, ">=", 1)],
+     dim_min(1 - m, k // (2 // dim_min(m, n)))),
+    ([Condition(2 * m, "<=", 2)], dim_max(k ** 2 // k, n % dim_min(m, n))),
+    ([Condition(k, "==", 3)], dim_min(2, (n - k) % m) // k),
+    ([], dim_max(0 % (m // 2 - m), m, n)),
+]
+
+
+@pytest.mark.parametrize(("facts", "x"), SIMPLIFIED, ids=[str(x) for _, x in SIMPLIFIED])
+def test_simplify_keeps_a_size_undefined_where_it_is(facts, x):
+    """``Facts.simplify`` at every point of the grid where the facts hold: Python's value
+    of the form's text is the size's where that has one, and the form has none where
+    the size has none (``min(1 - m, k//(2//min(m, n)))`` was ``1 - m``, -2 at ``m == n ==
+    3``, where ``2//min(m, n)`` is 0 and the size divides by it)."""
+    form = Facts(facts).simplify(x)
+    for env in GRID:
+        if held(tuple(facts), env):
+            assert _python_of(form, env) == _python_of(x, env), (str(x), str(form), env)
+
+
+@settings(max_examples=80, deadline=None)
+@given(trees, st.lists(conditions, max_size=2))
+def test_random_sizes_simplified_under_facts_are_pythons(tree, facts):
+    """Any size over the three sizes (its Dim built by Python's operators on Dims),
+    simplified under facts: Python's value of the form's text is the size's wherever
+    the facts hold, both with a value or both without."""
+    dims = {x: Dim(x) for x in NAMES}
+    try:
+        x = eval(text_of(tree), {"min": dim_min, "max": dim_max}, dims)  # noqa: S307
+    except (ZeroDivisionError, ValueError):
+        return
+    store = Facts(facts)
+    if not store.consistent():
+        return
+    form = store.simplify(x)
+    for env in GRID:
+        if held(tuple(facts), env):
+            assert _python_of(form, env) == _python_of(x, env), (str(x), str(form), env)

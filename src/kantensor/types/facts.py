@@ -25,7 +25,7 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import atom_under, between, by_size, pruned, still_needs
+from .factsatoms import atom_under, between, by_size, kept_divisors, pruned, still_needs
 from .poly import Opaque
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
@@ -390,6 +390,7 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     size of the decidable fragment get one form."""
     if isinstance(x, int):
         return x
+    given = x
     if not facts.atoms:
         if not _has_opaque(x):
             return x
@@ -397,7 +398,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
         return x  # what _simplify gives: _formed's first case, x its own form
     elif has_extremes(x):  # (a min/max the facts over one symbol order: its
         x = ordered(facts.triples, x)  # winning argument, found without the prover)
-    return x if isinstance(x, int) else _simplify(x, facts)
+    out = x if isinstance(x, int) else _simplify(x, facts)
+    return out if out is given or not by_size(given) or kept_divisors(given, out, facts) \
+        else given  # (a form with no value where x has none: x's divisors kept)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -25,7 +25,8 @@ from .settle import AGAIN, once
 from .stated import same_term
 from .symbols import APPLY, free_symbols, rebuild
 
-__all__ = ["atom_under", "between", "by_size", "nonzero", "pruned", "size_divisors", "still_needs"]
+__all__ = ["atom_under", "between", "by_size", "kept_divisors", "nonzero", "pruned",
+           "size_divisors", "still_needs"]
 
 
 def between(x: DimLike, facts: Any) -> DimLike:
@@ -152,6 +153,15 @@ def still_needs(c: Condition, facts: Any, kept: Condition | None = None
         if found is None:
             out.append(need)
     return out
+
+
+def kept_divisors(x: Dim, form: DimLike, facts: Any) -> bool:
+    """Whether ``form``, what the facts make of ``x``, has no value only where ``x`` has
+    none: each size ``x`` divides by that ``form`` does not is one the facts show
+    nonzero (``min(1 - m, k//(2//min(m, n)))`` is ``1 - m`` where it has a value, and
+    has none at ``m == n == 3``: not so without a fact)."""
+    have = set(size_divisors(form))
+    return all(d in have or facts.decide(nonzero(d)) is True for d in size_divisors(x))
 
 
 def nonzero(d: DimLike, source: Source | None = None) -> Condition:
