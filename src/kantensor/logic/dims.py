@@ -486,17 +486,12 @@ class Divisor(Compare):
 def _done(c: Equation | Compare, s: dict) -> Progress:
     """``c`` holds at ``s``: done, with a :class:`Divisor` for each of its sides'
     divisors that ``s`` does not show nonzero (None where one is 0)."""
-    if type(c) is Divisor:
-        return s, True
-    found = c.left.divisors() + c.right.divisors()
-    if not found:
-        return s, True
     out = []
-    for d in found:
+    for d in () if type(c) is Divisor else c.left.divisors() + c.right.divisors():
         divisor = Divisor("!=", d, Expr(0), c.text)
         progress = divisor.check(s, ())
         if progress is None:
             return None
         if not progress[1]:
             out.append(divisor)
-    return s, True, tuple(out)
+    return (s, True, tuple(out)) if out else (s, True)
