@@ -22,7 +22,7 @@ from ..types.factsatoms import by_size, nonzero, size_divisors
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast
-from .dims import COMPARE, Compare, Equation, size_value
+from .dims import COMPARE, Compare, Divisor, Equation, size_value
 from .store import facts_of
 from .terms import ASSUMED, Symbol, isvar, prefix_of, walk
 
@@ -240,7 +240,7 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         op = "==" if isinstance(c, Equation) else c.op
         if isinstance(left - right, int) and COMPARE[op](left - right, 0):
             continue  # settled by the values
-        constraint = Condition(left, op, right)
+        constraint = nonzero(left) if type(c) is Divisor else Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
     kept = facts_of(s).reduce(out)  # ints decided (``3 == 1``), implied cases dropped
@@ -329,10 +329,17 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
                 onto = value(c.out)
                 clauses += broadcastable(values, source) if c in broadcasts or _inner(onto) \
                     else broadcast_onto(values, onto, source)
+            elif type(c) is Divisor:  # (stated as every divisor is: nonzero's rule)
+                clauses.append(nonzero(named(_over(c.left.value(s), known)), source))
             elif isinstance(c, Equation | Compare):
                 op = "==" if isinstance(c, Equation) else c.op
                 clauses.append(Condition(named(_over(c.left.value(s), known)), op,
                                          named(_over(c.right.value(s), known)), source))
+        for c in pending:  # each pending comparison's divisors, defining or not (an
+            if isinstance(c, Equation | Compare):  # equation ``v == (n//m) % 1``)
+                source = Source(detail=_said(c))
+                clauses += [nonzero(named(_over(d.value(s), known)), source)
+                            for d in c.left.divisors() + c.right.divisors()]
     except ZeroDivisionError:
         return None
     kept = facts.reduce(clauses)

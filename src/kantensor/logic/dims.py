@@ -20,6 +20,7 @@ from ..syntax.ast import evaluate
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dimminmax import DIM_CALLS, dim_max, dim_min
+from ..types.factsatoms import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
@@ -67,6 +68,15 @@ class Expr:
 
     def terms(self) -> tuple:
         return (self.node,) if self.env is None else tuple(self.env.values())
+
+    def divisors(self) -> tuple[Expr, ...]:
+        """Its divisors that are no ints (:func:`~kantensor.syntax.ast.divisors`), over
+        the same variables: where one is 0 it is undefined, whatever its value says."""
+        if self.env is None:
+            return ()
+        node = self.node
+        found = size_divisors(node) if isinstance(node, Dim) else A.divisors(node)
+        return tuple([Expr(d, self.env) for d in found]) if found else ()
 
     def __str__(self) -> str:
         return "?" if self.env is None and isvar(self.node) else str(self.node)
@@ -318,11 +328,11 @@ class Equation(Constraint):
             return None
         diff = left - right
         if isinstance(diff, int):
-            return (s, True) if diff == 0 else None
+            return _done(self, s) if diff == 0 else None
         unknowns = open_unknowns(diff)
         if not unknowns:  # over named sizes only: decided by the facts, else a condition
             decided = facts_of(s).decide((diff, "==", 0))
-            return (s, False) if decided is None else (s, True) if decided else None
+            return (s, False) if decided is None else _done(self, s) if decided else None
         if len(unknowns) != 1 or len(unknowns) != len(free_symbols(diff)):
             return s, False
         (v,) = unknowns
@@ -336,7 +346,7 @@ class Equation(Constraint):
             if solution is NO_SOLUTION:
                 return None
         out = unify_oc(v, solution, s)
-        return (out, True) if out is not False else None
+        return _done(self, out) if out is not False else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
         """When one unknown is left and a floor division or a bound leaves it a few
@@ -428,8 +438,8 @@ class Compare(Constraint):
             if open_unknowns(diff):
                 return s, False
             decided = facts_of(s).decide((diff, self.op, 0))  # over named sizes only
-            return (s, False) if decided is None else (s, True) if decided else None
-        return (s, True) if COMPARE[self.op](diff, 0) else None
+            return (s, False) if decided is None else _done(self, s) if decided else None
+        return _done(self, s) if COMPARE[self.op](diff, 0) else None
 
     def terms(self) -> tuple:
         return self.left.terms() + self.right.terms()
@@ -460,3 +470,28 @@ def _values(s: dict, *exprs: Expr) -> dict:
     """The value of each size name of ``exprs`` in ``s`` (for messages)."""
     return {name: size_value(v, s) for e in exprs if e.env is not None
             and not isinstance(e.node, Dim) for name, v in e.env.items()}
+
+
+@dataclass(frozen=True, eq=False)
+class Divisor(Compare):
+    """``left != 0`` for a divisor ``left`` of a size expression's ``//`` or ``%``: what
+    an equation or where-clause that holds still needs (``out == (n//m) % 1`` holds at
+    ``out == 0`` only where ``m != 0``); a forward answer states it as
+    :func:`~kantensor.types.factsatoms.nonzero` does."""
+
+    def explain(self, s: dict) -> str:
+        return Reason(f"{self.text} divides by zero", "")
+
+
+def _done(c: Equation | Compare, s: dict) -> Progress:
+    """``c`` holds at ``s``: done, with a :class:`Divisor` for each of its sides'
+    divisors that ``s`` does not show nonzero (None where one is 0)."""
+    out = []
+    for d in () if type(c) is Divisor else c.left.divisors() + c.right.divisors():
+        divisor = Divisor("!=", d, Expr(0), c.text)
+        progress = divisor.check(s, ())
+        if progress is None:
+            return None
+        if not progress[1]:
+            out.append(divisor)
+    return (s, True, tuple(out)) if out else (s, True)

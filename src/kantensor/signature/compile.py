@@ -72,6 +72,14 @@ class CompiledAlternative:
                                     if truth is not True])
 
     @once
+    def dividing(self) -> tuple:
+        """The sides of its where-clause comparisons that divide by a size: where such a
+        divisor is 0 the clause is undefined, whatever its sides' values say (a direct
+        build states it nonzero, as the relation's :class:`~..logic.dims.Divisor`)."""
+        return tuple([side for c in self.where_clauses if isinstance(c, A.Compare)
+                      for side in (c.left, c.right) if A.divisors(side)])
+
+    @once
     def _dtype_origin(self) -> dict[str, Place]:
         """Where each dtype variable is first seen among the operands (for messages and
         the relation's dtype constraints; made when first asked: a direct build never

@@ -10,7 +10,7 @@ choose, compare the sizes one dim or group names, broadcast the loop dims and gr
 outputs. An alternative that certainly fails is skipped, as the relation skips it. Where
 the relation would have to solve (a dim expression in an input, a ``broadcast(...)``
 clause other than NumPy's rule on the inputs' sizes defining one of its own, an unknown
-size in a where-clause or an output's expression, an output size whose divisor may be 0,
+size in a where-clause or an output's expression, a divisor of either that may be 0,
 an ``==`` where-clause the facts do not decide) or keep a condition other than a
 broadcast's or a where-clause's (two named sizes one dim names that the facts do not
 equate), it declines: None, and the kanren solve answers. A where-clause comparison the
@@ -55,7 +55,7 @@ from .compile import CompiledAlternative
 from .expressions import Open as _Open
 from .expressions import constant_holds as _constant_holds
 from .expressions import decided as _decide
-from .expressions import divides_by_size, nonzero_divisors
+from .expressions import divides_by_size, divisors_nonzero, nonzero_divisors
 from .expressions import evaluated as _value
 from .expressions import named as _named
 from .expressions import output_size as _output_size
@@ -196,8 +196,7 @@ def _same(a: Any, b: Any, facts: Facts) -> bool:
 class _Plan:
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
-    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts",
-                 "_sources")
+    __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts", "_sources")
 
     def __init__(self, c: CompiledAlternative) -> None:
         self.c = c
@@ -209,11 +208,10 @@ class _Plan:
         # a comparison of constants that holds (a template's ``0 == 0``) is checked once;
         # each clause with its place among the compiled ones (a kept condition's source
         # says its text, made when first needed)
-        self.clauses = tuple([
-            (clause, k) for k, clause in enumerate(c.where_clauses)
-            if not isinstance(clause, A.Broadcasts) and not (
-                isinstance(clause, A.Compare) and not A.expr_names(clause.left)
-                and not A.expr_names(clause.right) and _constant_holds(clause))])
+        self.clauses = tuple([(clause, k) for k, clause in enumerate(c.where_clauses)
+                              if not isinstance(clause, A.Broadcasts) and not (
+                                  isinstance(clause, A.Compare) and not A.expr_names(clause.left)
+                                  and not A.expr_names(clause.right) and _constant_holds(clause))])
         # each broadcast(...) clause, with its place (see :attr:`sources`)
         self.broadcasts = tuple([(clause, k) for k, clause in enumerate(c.where_clauses)
                                  if isinstance(clause, A.Broadcasts)])
@@ -320,7 +318,7 @@ class _Plan:
             if open_axes is not None and open_axes.opened():
                 raise _Open  # two kinds of broadcast kept: the relation's order
             open_axes = self._broadcast_clauses(dims, facts)
-        sizes_out, symbolic, unknowns, divided = [], False, False, False
+        sizes_out, symbolic, unknowns, divided = [], False, False, [*self.c.dividing]
         for j in range(len(self.outputs)):
             sizes: list = []
             for it in layout.items[n_in + j]:
@@ -344,7 +342,7 @@ class _Plan:
                 else:
                     value = _output_size(node, dims, values, facts)
                     symbolic = symbolic or type(value) is not int
-                    divided = divided or divides_by_size(node)
+                    divided += [node] if divides_by_size(node) else []
                     sizes.append(value)
             sizes_out.append(sizes)
         conditions: tuple = ()
@@ -363,6 +361,8 @@ class _Plan:
                     if isinstance(x, Dim) and not (_decide(facts, x, ">=") and (
                             not divided or nonzero_divisors(facts, x))):
                         raise _Open
+        if divided and not divisors_nonzero(facts, divided, dims, values):
+            raise _Open  # (one its value dropped: (n//m) % 1 is 0, undefined at m == 0)
         out = []  # simplified as forward_types: where it solved, kept or left a size open
         simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):

@@ -117,20 +117,33 @@ def decided(facts: Facts, d: Any, op: str) -> bool | None:
     return found
 
 
-@lru_cache(maxsize=1 << 12)
 def divides_by_size(node: Any) -> bool:
     """Whether an output's expression divides by anything but an int (``n//m``, ``n %
     (m + 1)``): its size is one only where that divisor is not 0 (the direct path asks
     the facts then; a pool's ``(h - 3)//2 + 1`` never needs to)."""
-    if type(node) is A.BinOp:
-        return (node.op in ("//", "%") and type(node.right) is not A.FixedDim) or \
-            divides_by_size(node.left) or divides_by_size(node.right)
-    return any(divides_by_size(g) for g in getattr(node, "args", ()))
+    return bool(A.divisors(node))
 
 
 def nonzero_divisors(facts: Facts, x: Dim) -> bool:
     """Whether the facts show every size ``x`` divides by nonzero (:func:`nonzero`)."""
     return all(facts.decide(nonzero(d)) is True for d in size_divisors(x))
+
+
+def divisors_nonzero(facts: Facts, nodes: list, dims: dict, values: dict) -> bool:
+    """Whether the facts show each divisor of ``nodes`` that is no int
+    (:func:`~kantensor.syntax.ast.divisors`) nonzero over the names' sizes: the value of
+    an expression may have dropped one (``(n//m) % 1`` is 0, ``n//m - n//m`` too), where
+    the expression is still undefined at ``m == 0``. False: not shown (the relation
+    states the rest)."""
+    for node in nodes:
+        for d in A.divisors(node):
+            try:
+                value = evaluated(d, dims, values)
+            except (ZeroDivisionError, KeyError, Open):
+                return False
+            if value == 0 or type(value) is not int and facts.decide(nonzero(value)) is not True:
+                return False
+    return True
 
 
 def output_size(node: Any, dims: dict, values: dict, facts: Facts) -> Any:

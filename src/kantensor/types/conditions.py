@@ -127,10 +127,15 @@ class Condition:
         """The names (and unknowns' keys) it mentions."""
         return free_symbols(self.left) | free_symbols(self.right)
 
-    def holds(self, sizes: Mapping[Hashable, int]) -> bool:
+    def holds(self, sizes: Mapping[Hashable, int], undefined: bool = False) -> bool:
         """Whether it holds when the sizes it names have ``sizes``; ValueError if one of
-        them is missing."""
-        d = substitute(self._key[0], sizes)
+        them is missing. Where it divides by a size that is 0 there it has no value
+        (Python raises), and it does not hold: ``undefined``, False (a caller after a
+        superset of the points where it may hold passes True)."""
+        try:
+            d = substitute(self._key[0], sizes)
+        except ZeroDivisionError:
+            return undefined
         if not isinstance(d, int):
             missing = sorted(map(str, free_symbols(d)))
             raise ValueError(f"{self} needs a value for {', '.join(missing)}")
@@ -223,8 +228,10 @@ class AnyOf:
         # a string's hash differs between processes: an unpickled copy makes its own
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
-    def holds(self, sizes: Mapping[Hashable, int]) -> bool:
-        return any(all(c.holds(sizes) for c in case) for case in self.cases)
+    def holds(self, sizes: Mapping[Hashable, int], undefined: bool = False) -> bool:
+        """Whether one case holds at ``sizes`` (a condition with no value there: as
+        :meth:`Condition.holds` says)."""
+        return any(all(c.holds(sizes, undefined) for c in case) for case in self.cases)
 
     def symbols(self) -> frozenset[Hashable]:
         return frozenset().union(*(c.symbols() for case in self.cases for c in case))

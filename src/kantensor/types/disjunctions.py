@@ -10,6 +10,7 @@ from typing import Any
 
 from .conditions import AnyOf, Clause, Condition
 from .dim import DimLike
+from .factsatoms import by_size, still_needs
 from .poly import Opaque
 from .stated import GENERAL as _GENERAL
 from .stated import split_constant
@@ -80,8 +81,9 @@ def absorbed(cases: list[tuple[Condition, ...]], facts: Any) -> list[tuple[Condi
     def implies(i: int, j: int) -> bool:
         if set(cases[j]) <= set(cases[i]):
             return True
-        within = facts.with_(*cases[i])
-        return all(within.decide(x) is True for x in cases[j])
+        within = facts.with_(*cases[i])  # (where each of case j's is defined: N % K == 0
+        return all(within.decide(x) is True and still_needs(x, within) == []  # at N == 0
+                   for x in cases[j])  # has no value at K == 0: N == 0 is not absorbed)
 
     return [case for i, case in enumerate(cases)
             if not any(j != i and implies(i, j) and (j < i or not implies(j, i))
@@ -90,9 +92,11 @@ def absorbed(cases: list[tuple[Condition, ...]], facts: Any) -> list[tuple[Condi
 
 def exhaustive(cases: list[tuple[Condition, ...]], facts: Any) -> bool:
     """Whether some case always holds: every case failing at once is impossible (each
-    case taken as failing by one condition's negation, where it has one condition)."""
-    if any(len(case) != 1 for case in cases):
-        return False
+    case taken as failing by one condition's negation, where it has one condition, and
+    no size divisor: the negation of ``k % K == 0`` is not what holds at ``K == 0``)."""
+    if any(len(case) != 1 or by_size(case[0].left) or by_size(case[0].right)
+           for case in cases):
+        return False  # (a case that divides by a size: not shown)
     negated = [case[0].negated() for case in cases]
     if any(n.op == "!=" for n in negated):
         # a != among the failures: refute each way an equality fails (<, >)

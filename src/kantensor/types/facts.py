@@ -25,7 +25,7 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, as_dim
 from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import atom_under, between, by_size, pruned
+from .factsatoms import atom_under, between, by_size, kept_divisors, pruned, still_needs
 from .poly import Opaque
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
@@ -281,12 +281,14 @@ class Facts:
         open_ = {id(c) for c in asked}
         for c in clauses:
             if isinstance(c, Condition):
-                for x in expand(c):
-                    x, decided = self._judged(x, id(x) in open_)
-                    if decided is False:
+                for e in expand(c):  # (implied where defined, or simplified: what it
+                    x, decided = self._judged(e, id(e) in open_)  # still needs of c's)
+                    needs = None if decided is False else [x] if x is e and decided is None \
+                        else still_needs(c, self, x if decided is None else None)
+                    if needs is None:
                         return None
-                    if decided is None and x not in out:
-                        out.append(x)
+                    out.extend(n for n in ([x] if x is not e and decided is None else [])
+                               + needs if n not in out)
                 continue
             cases = plain_cases(c) if not self.atoms else _GENERAL
             if cases is _GENERAL:
@@ -314,8 +316,9 @@ class Facts:
         for c in out:
             if isinstance(c, Condition) and (by_size(c.left) or by_size(c.right)):
                 others = [x for x in kept if x is not c]
-                if self.with_(*others).decide(c) is True:
-                    kept.remove(c)
+                by = self.with_(*others)
+                if by.decide(c) is True and still_needs(c, by) == []:
+                    kept.remove(c)  # (and its divisors nonzero: N//M >= 0 is M >= 1)
         return kept
 
     def _judged(self, c: Condition, open_: bool = False) -> tuple[Condition, bool | None]:
@@ -336,10 +339,13 @@ class Facts:
         imply that one of them holds, [] if they refute every one."""
         cases: list[tuple[Condition, ...]] = []
         for case in c.cases:
-            judged = [self._judged(x) for atom in case for x in expand(atom)]
-            if any(d is False for _, d in judged):
+            judged = [(x, d, still_needs(atom, self, None if d else x) if d or x is not e
+                       else []) for atom in case for e in expand(atom)
+                      for x, d in (self._judged(e),)]
+            if any(d is False or needs is None for _, d, needs in judged):
                 continue
-            left = tuple(dict.fromkeys(x for x, d in judged if d is None))
+            left = tuple(dict.fromkeys([x for x, d, _ in judged if d is None] +
+                                       [n for _, _, needs in judged for n in needs]))
             if not left:
                 return None  # this case holds: so does the disjunction
             cases.append(left)
@@ -384,6 +390,7 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     size of the decidable fragment get one form."""
     if isinstance(x, int):
         return x
+    given = x
     if not facts.atoms:
         if not _has_opaque(x):
             return x
@@ -391,7 +398,9 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
         return x  # what _simplify gives: _formed's first case, x its own form
     elif has_extremes(x):  # (a min/max the facts over one symbol order: its
         x = ordered(facts.triples, x)  # winning argument, found without the prover)
-    return x if isinstance(x, int) else _simplify(x, facts)
+    out = x if isinstance(x, int) else _simplify(x, facts)
+    return out if out is given or not by_size(given) or kept_divisors(given, out, facts) \
+        else given  # (a form with no value where x has none: x's divisors kept)
 
 
 @lru_cache(maxsize=1 << 14)

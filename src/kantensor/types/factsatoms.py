@@ -25,7 +25,8 @@ from .settle import AGAIN, once
 from .stated import same_term
 from .symbols import APPLY, free_symbols, rebuild
 
-__all__ = ["atom_under", "between", "by_size", "pruned"]
+__all__ = ["atom_under", "between", "by_size", "kept_divisors", "nonzero", "pruned",
+           "size_divisors", "still_needs"]
 
 
 def between(x: DimLike, facts: Any) -> DimLike:
@@ -45,10 +46,7 @@ def between(x: DimLike, facts: Any) -> DimLike:
 def _holds(c: Clause, s: Hashable, v: int) -> bool:
     """Whether ``c`` may hold at ``s = v`` (True where it is nowhere defined there: the
     sizes kept are a superset of those the facts leave)."""
-    try:
-        return c.holds({s: v})
-    except ZeroDivisionError:  # (a % a == 0 at a = 0)
-        return True
+    return c.holds({s: v}, undefined=True)  # (a % a == 0 at a = 0: kept)
 
 
 def atom_under(a: Opaque, facts: Any, known: dict) -> DimLike | None:
@@ -133,6 +131,37 @@ def _divisors(terms: tuple) -> tuple[Dim, ...]:
                 for arg in a.args:
                     out.update(dict.fromkeys(size_divisors(arg)))
     return tuple(out)
+
+
+def still_needs(c: Condition, facts: Any, kept: Condition | None = None
+                ) -> list[Condition] | None:
+    """What a condition ``c`` the facts imply wherever it is defined still needs: each
+    size its sides divide by (at any depth) nonzero (:func:`nonzero`), those the facts
+    do not show so; None where they show one 0 (``c`` has no value there: it fails).
+    ``N//M >= 0`` holds wherever it has a value, and at ``M == 0`` it has none (its
+    ``holds`` is False): it is ``M >= 1``. ``kept``: the form of ``c`` kept in its
+    place (simplified under the facts), whose own divisors it states itself."""
+    out = []
+    have = () if kept is None else size_divisors(kept.left) + size_divisors(kept.right)
+    for d in dict.fromkeys(size_divisors(c.left) + size_divisors(c.right)):
+        if d in have:
+            continue
+        need = nonzero(d, c.source)
+        found = facts.decide(need)
+        if found is False:
+            return None
+        if found is None:
+            out.append(need)
+    return out
+
+
+def kept_divisors(x: Dim, form: DimLike, facts: Any) -> bool:
+    """Whether ``form``, what the facts make of ``x``, has no value only where ``x`` has
+    none: each size ``x`` divides by that ``form`` does not is one the facts show
+    nonzero (``min(1 - m, k//(2//min(m, n)))`` is ``1 - m`` where it has a value, and
+    has none at ``m == n == 3``: not so without a fact)."""
+    have = set(size_divisors(form))
+    return all(d in have or facts.decide(nonzero(d)) is True for d in size_divisors(x))
 
 
 def nonzero(d: DimLike, source: Source | None = None) -> Condition:

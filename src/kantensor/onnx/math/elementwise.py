@@ -55,13 +55,14 @@ def _size_quotients(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _truncated(x: Any, y: Any, source: Source | None = None) -> Any:
     """``x / y`` truncated toward zero (sizes, ints): a floor where every size the facts
     allow (:data:`.shared.FOLD_FACTS`) gives the quotient's sign (``(1 - n) / 2`` is not
-    ``(1 - n)//2`` at n = 2); by an int of either sign ``max(0, x)//y - max(0, -x)//y``
-    (an exporter's ``Div(size - k, s)`` where ``size < k`` is not ruled out); ValueError
-    otherwise (not folded). An integer Div raises where its divisor is 0 (onnxruntime:
-    'Integer division by zero'): a size divisor the facts do not show nonzero is stated
-    so where the quotient folds (:func:`_nonzero`, as Mod's; ``source``: Mod's with
-    ``fmod``, which raises so too), and the quotient is simplified under it (``(N*D) /
-    D`` is N); whether or not it folds, the kernel states it first (:func:`_divisors`)."""
+    ``(1 - n)//2`` at n = 2); by an int or a size >= 1 of either sign ``max(0, x)//y -
+    max(0, -x)//y`` (an exporter's ``Div(size - k, s)`` where ``size < k`` is not ruled
+    out; ``(N - D) / D``, -1 at N = 0); ValueError otherwise (not folded). An integer
+    Div raises where its divisor is 0 (onnxruntime: 'Integer division by zero'): a size
+    divisor the facts do not show nonzero is stated so where the quotient folds
+    (:func:`_nonzero`, as Mod's; ``source``: Mod's with ``fmod``, which raises so too),
+    and the quotient is simplified under it (``(N*D) / D`` is N); whether or not it
+    folds, the kernel states it first (:func:`_divisors`)."""
     x = int(x) if isinstance(x, np.integer) else x
     y = int(y) if isinstance(y, np.integer) else y
     if type(y) is int and y < 0:
@@ -83,6 +84,8 @@ def _truncated(x: Any, y: Any, source: Source | None = None) -> Any:
         q = -((-x) // y)
     elif type(y) is int:  # (y > 0: truncation toward zero of either sign)
         return dim_max(x, 0) // y - dim_max(-x, 0) // y
+    elif _decided(y, ">", facts):  # a size >= 1 (its nonzero condition): likewise
+        q = dim_max(x, 0) // y - dim_max(-x, 0) // y
     else:
         raise ValueError(f"the sign of {x} / {y} is not known for every size")
     if nonzero is not None:

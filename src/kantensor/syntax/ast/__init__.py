@@ -32,6 +32,7 @@ from .dims import (
     NamedGroup,
     dim_max,
     dim_min,
+    divisors,
     evaluate,
     expr_names,
     written,
@@ -72,7 +73,7 @@ __all__ = [
     "DTypeName", "DTypeVar", "Promote", "Join", "DTypeFunction", "DTypeHole",
     "TensorPattern", "Compare", "InCategory", "DTypeEq", "Compatible", "Broadcasts",
     "DimExpr", "DimItem", "DType", "Clause", "Message", "category_text", "checked", "chosen",
-    "dim_vars", "dtype_vars", "dim_min", "dim_max", "evaluate", "expr_names", "dtype_names",
-    "dtype_call",
+    "dim_vars", "dtype_vars", "dim_min", "dim_max", "divisors", "evaluate", "expr_names",
+    "dtype_names", "dtype_call",
     "near_dtype", "written",
 ]  # fmt: skip

@@ -22,7 +22,8 @@ from .names import CMP_OPS, check_name, hashed_once, set_field
 __all__ = [
     "EXPR_TYPES", "ITEM_TYPES", "AnonGroup", "AnyGroup", "BinOp", "Call", "Compare",
     "DimExpr", "DimItem", "DimVar", "FixedDim", "FlexDim", "Hole", "Message", "NamedGroup",
-    "as_expr", "as_item", "depth", "dim_max", "dim_min", "evaluate", "expr_names", "written",
+    "as_expr", "as_item", "depth", "dim_max", "dim_min", "divisors", "evaluate", "expr_names",
+    "written",
 ]  # fmt: skip
 
 # The binary operators by their text, with how tightly they bind (from the vocabulary).
@@ -364,6 +365,40 @@ def expr_names(x: DimExpr) -> list[str]:
 
 #: The attribute an operator's or a call's names are remembered in (see expr_names).
 _NAMES = "_names"
+
+
+def divisors(x: DimExpr) -> tuple[DimExpr, ...]:
+    """The divisors of ``x``'s ``//`` and ``%`` that are not ints (``m`` and ``k - 1`` in
+    ``n//m + n % (k - 1)``), at any depth (a divisor's own too), each once: ``x`` is
+    undefined where one of them is 0 (Python raises), whatever the Dim algebra makes of
+    the rest (``(n//m) % 1`` and ``0*(n//m)`` are 0, ``n//m - n//m + n`` is ``n``: their
+    value drops ``m``, their text keeps it). Found once a node and remembered on it."""
+    if type(x) is not BinOp and type(x) is not Call:
+        return ()
+    found = x.__dict__.get(_DIVISORS)
+    if found is not None:
+        return found
+    stack: list[tuple[DimExpr, bool]] = [(x, False)]  # (iterative: deep trees are fine)
+    while stack:
+        node, ready = stack.pop()
+        if node.__dict__.get(_DIVISORS) is not None:
+            continue
+        children = (node.left, node.right) if type(node) is BinOp else tuple(node.args)
+        inner = [c for c in children if type(c) is BinOp or type(c) is Call]
+        if not ready:
+            stack.append((node, True))
+            stack.extend((c, False) for c in inner)
+            continue
+        out: dict[DimExpr, None] = {}
+        if type(node) is BinOp and node.op in ("//", "%") and type(node.right) is not FixedDim:
+            out[node.right] = None
+        for c in inner:
+            out.update(dict.fromkeys(c.__dict__[_DIVISORS]))
+        set_field(node, _DIVISORS, tuple(out))
+    return x.__dict__[_DIVISORS]
+
+
+_DIVISORS = "_divisors"  # the attribute a node's divisors are remembered in
 
 
 #: A size while evaluating: an int, or a size object of a higher layer (a

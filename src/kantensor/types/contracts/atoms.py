@@ -10,8 +10,7 @@ from dataclasses import dataclass
 from ..conditions import Clause, Condition, Source, is_choice
 from ..dim import Dim
 from ..facts import Facts
-from ..factsatoms import size_divisors
-from ..intervals import interval
+from ..factsatoms import still_needs
 from ..symbols import DataSymbol
 from .cells import by_factors
 from .evaluate import evaluator
@@ -251,13 +250,7 @@ def _defined(c: Condition, by: Facts) -> bool:
     """Whether ``c`` is defined wherever ``by`` holds: each size it divides by is not 0
     there (``(N*M)//M >= 0`` is implied by ``N + M >= 2`` but not defined at M == 0,
     where it does not hold: dropped, the contract would take M == 0)."""
-    for d in size_divisors(c.key[0]):
-        low = interval(d)[0]
-        if not (low is not None and low >= 1) and by.decide(
-                Condition(d, ">=", 1) if low is not None and low >= 0 else
-                Condition(d, "!=", 0)) is not True:
-            return False
-    return True
+    return still_needs(c, by) == []
 
 
 def _sources(c: Clause) -> list[Source]:
