@@ -266,8 +266,7 @@ def test_nodes_typed_by_a_template_without_records_read_again_as_with_them(monke
     assert states[0].count("seen") >= 3 * 8  # (the first blocks' nodes have records)
     assert "seen" not in states[1] and "seen" not in states[2]
     monkeypatch.setattr(nodeslot, "first_typed", lambda *a: False)
-    monkeypatch.setattr(nodeslot, "flat_typed", lambda *a: False)  # (its names read at
-    with_records, states_with = readings()  # once: .split.names)
+    with_records, states_with = readings()
     assert "seen" not in states_with[0]
     assert written == with_records and len(set(written)) == 1
     # the records made when met again are those made at once; their slots alike

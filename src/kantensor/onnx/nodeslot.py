@@ -61,7 +61,7 @@ from .nodecache import (
 from .nodememo import input_facts, value_facts
 from .protos import label as node_label
 from .registry import OnnxOp
-from .repeats import first_typed, flat_typed, repeated
+from .repeats import first_typed, repeated
 
 __all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
@@ -195,20 +195,11 @@ def replay(reader: Any, serialized: Sequence[bytes],
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     typed: list[bytes] = []  # the nodes typed at first sight, without a record
-    flat = reader.read_names  # (the nodes' names read at once, or None: .split.names)
-    if flat is not None:
-        op_types, inputs, outputs, starts, ends = flat.op_types, flat.inputs, flat.outputs, \
-            flat.starts, flat.ends
     try:
         for k, data in enumerate(serialized):
             rec = found(data)
             if rec is None:  # (a node first seen: its proto read once, for its record and
                 # by the reader)
-                if flat is not None and data and data[0] != NO_INPUT and reader.repeats \
-                        and data.isascii() and flat_typed(
-                            reader, data, typed, op_types[k], inputs[starts[k]:starts[k + 1]],
-                            outputs[ends[k]:ends[k + 1]]):
-                    continue  # (typed by its op type's last template, as first_typed)
                 node = nodes[k]
                 shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
                 if shared is not None and shared[0] not in types and shared[0] not in untyped:

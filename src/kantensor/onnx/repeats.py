@@ -62,7 +62,7 @@ from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
 from .nodecache import ATTRIBUTE, DOMAIN, ONCE, NodeRecord, attributes_of
 
-__all__ = ["first_typed", "flat_typed", "repeated"]
+__all__ = ["first_typed", "repeated"]
 
 _NO_PIN: frozenset[int] = frozenset()
 
@@ -333,39 +333,6 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
                 typed.append(data)
                 return True
     return op_type, domain, tuple(names), tuple(wanted), attributes
-
-
-def flat_typed(reader: Any, data: bytes, typed: list[bytes], op_type: str, names: list[str],
-               wanted: list[str]) -> bool:
-    """:func:`first_typed` for a node of no domain and no attribute met for the first
-    time (serialized as ``data``), whose op type, inputs and outputs were read with its
-    model's (:func:`.split.names`): True when typed so (``data`` added to ``typed``);
-    else False, nothing done (:func:`first_typed` reads it then). (Written for speed:
-    a model of blocks that all differ types most nodes so, without protobuf's objects.)"""
-    if DOMAIN in data or ATTRIBUTE in data or len(wanted) != 1:
-        return False
-    last = reader.repeats.get(op_type)
-    if type(last) is tuple:  # (as _template)
-        last = _last(reader, op_type, last)
-    name = wanted[0]
-    if last is None or op_type == "Constant" or last.domain or \
-            reader.facts is not last.facts or len(names) != len(last.inputs) or not name:
-        return False
-    types = reader.types  # (_fits, inline)
-    if name in types or name in reader.untyped:
-        return False
-    typing = last.typing
-    if typing is not None and last.attributes == () and not (
-            PINNED and (last.entry, ()) in PINNED):  # (_typed, inline)
-        t = typing(types, reader.values, reader.unread, names)
-        if t is None:
-            return False
-        types[name] = t
-        reader.tokens[name] = t
-    elif not _typed(reader, last, names, name, ()):
-        return False
-    typed.append(data)
-    return True
 
 
 def _template(reader: Any, op_type: str, domain: str) -> _Last | None:

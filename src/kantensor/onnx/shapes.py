@@ -27,7 +27,6 @@ from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
 from .rereading import read_refuting
 from .split import copied
-from .split import names as names_of
 from .wire import BYTE, field, read_varint, tag, varint
 
 
@@ -178,8 +177,6 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
             out = _copy(model, source, cut)
             restore(typed, out, type_bytes)
             return out
-        if cut is not None:  # (the nodes' names read at once: .split.names)
-            reader.read_names = names_of(cut[0], nodes)
         reader = read_refuting(lambda given: reader if not given else _sourced(
             source, tensors, given), lambda r: (r.read_nodes(nodes, protos), r)[1])
         protos.clear()  # (their objects freed before the cycle collector's pass)

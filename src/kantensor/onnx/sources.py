@@ -73,9 +73,6 @@ class Sources:
     #: the model serialized, and its nodes' and graph inputs' bytes cut from it
     #: (:func:`.split.cut`), where :meth:`read_sources` was asked to cut them and did
     cut: tuple[bytes, list[bytes], list[bytes]] | None = None
-    #: the op types, inputs and outputs of the main graph's nodes read at once
-    #: (:func:`.split.names`), where ``infer_shapes`` read them so
-    read_names: Any = None
 
     def read_sources(self, formal: list[Type] | None = None,
                      values: Sequence[np.ndarray | None] = (), variables: bool = True,

@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from itertools import chain
 from typing import Any
 
 import onnx
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-__all__ = ["CUT_ELEMENTS", "Names", "copied", "cut", "names", "small_data"]
+__all__ = ["CUT_ELEMENTS", "copied", "cut", "small_data"]
 
 #: The most elements a model's initializers may hold together for the model to be
 #: serialized whole (its initializers' data is copied once more than ``CopyFrom`` copies
@@ -64,87 +63,6 @@ def _message() -> type:
 
 
 _CUT = _message()
-
-
-def _flat() -> type:
-    """The class of a ModelProto read as its graph's nodes merged into one message (its
-    ``node`` field declared singular: protobuf merges each occurrence into the one
-    before, appending their repeated fields), of fields ``input``, ``output`` and
-    ``op_type`` (declared repeated: one entry per node that states one), every other
-    field unknown."""
-    made = descriptor_pb2.FileDescriptorProto(name="kantensor_onnx_names.proto",
-                                              package="kantensor_onnx_names", syntax="proto2")
-    node = made.message_type.add(name="Node")
-    for name in ("input", "output", "op_type"):
-        node.field.add(name=name, number=_number(onnx.NodeProto, name),
-                       type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
-                       label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
-    for message, name, kind in (("Graph", "node", "Node"), ("Model", "graph", "Graph")):
-        made.message_type.add(name=message).field.add(
-            name=name, number=_number(onnx.GraphProto if message == "Graph" else
-                                      onnx.ModelProto, name),
-            type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
-            type_name=f".kantensor_onnx_names.{kind}",
-            label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(made)
-    return message_factory.GetMessageClass(pool.FindMessageTypeByName(
-        "kantensor_onnx_names.Model"))
-
-
-_FLAT = _flat()
-_INPUT = _number(onnx.NodeProto, "input") << 3 | 2  # (their keys: one byte each)
-_OUTPUT = _number(onnx.NodeProto, "output") << 3 | 2
-
-
-class Names:
-    """The op type, inputs and outputs of every node of a graph, read at once
-    (:func:`names`): node ``k``'s op type ``op_types[k]``, its inputs
-    ``inputs[starts[k]:starts[k + 1]]``, its outputs ``outputs[ends[k]:ends[k + 1]]``."""
-
-    __slots__ = ("ends", "inputs", "op_types", "outputs", "starts")
-
-    def __init__(self, op_types: list[str], inputs: list[str], outputs: list[str],
-                 starts: list[int], ends: list[int]):
-        self.op_types, self.inputs, self.outputs = op_types, inputs, outputs
-        self.starts, self.ends = starts, ends
-
-
-def names(whole: bytes, nodes: list[bytes]) -> Names | None:
-    """The op types, inputs and outputs of the nodes of the model serialized as
-    ``whole`` (its nodes serialized as ``nodes``, by :func:`cut`), read by one parse
-    (:data:`_FLAT`: all nodes' inputs in one list, in order, their outputs in another);
-    None where they are not read so.
-
-    Which of them are node k's is found from its bytes: its leading fields keyed as
-    inputs (each key and length one byte), then those keyed as outputs, counted by
-    walking the fields (so each count is at most the node's own); where the counts add
-    up to the lists' lengths, each is the node's own (a node's fields in any other order
-    would leave some uncounted, and nothing is read so). A node states its op type once
-    at most, so as many op types as nodes are one each."""
-    flat = _FLAT.FromString(whole).graph.node
-    if len(flat.op_type) != len(nodes):
-        return None
-    starts, ends = [0], [0]
-    k = o = 0
-    for data in nodes:
-        i, end = 0, len(data) - 1  # (a key and a length: two bytes at least)
-        while i < end and data[i] == _INPUT and data[i + 1] < 0x80:
-            i += data[i + 1] + 2
-            k += 1
-        while i < end and data[i] == _OUTPUT and data[i + 1] < 0x80:
-            i += data[i + 1] + 2
-            o += 1
-        starts.append(k)
-        ends.append(o)
-    inputs, outputs, op_types = flat.input[:], flat.output[:], flat.op_type[:]
-    if k != len(inputs) or o != len(outputs) or not _TEXT.issuperset(map(type, chain(
-            inputs, outputs, op_types))):  # (protobuf gives a name not UTF-8 as bytes)
-        return None
-    return Names(op_types, inputs, outputs, starts, ends)
-
-
-_TEXT = frozenset((str,))
 
 
 def small_data(model: onnx.ModelProto, headers: Sequence[tuple[int, Sequence[int]]]) -> bool:
