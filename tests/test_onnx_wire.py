@@ -432,8 +432,8 @@ def test_value_infos_of_a_model_typed_at_first_sight_are_those_kept_for_reading_
     model = _chain(60)
     fresh = []
     written = shapes._written
-    monkeypatch.setattr(shapes, "_written", lambda m, s, r: (fresh.append(r.fresh),
-                                                             written(m, s, r))[1])
+    monkeypatch.setattr(shapes, "_written", lambda m, s, r, *cut: (
+        fresh.append(r.fresh), written(m, s, r, *cut))[1])
     out = infer_shapes(model)
     monkeypatch.undo()
     assert fresh[0] * 2 > len(out.graph.value_info)  # (most typed at first sight)

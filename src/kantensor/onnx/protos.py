@@ -62,13 +62,16 @@ def _shape(t: onnx.TypeProto.Tensor, where: Where) -> tuple:
 _SERIALIZE = onnx.ValueInfoProto.SerializeToString
 
 
-def tensor_types(infos: list[onnx.ValueInfoProto]) -> list[TensorType | None]:
+def tensor_types(infos: list[onnx.ValueInfoProto], datas: list[bytes] | None = None
+                 ) -> list[TensorType | None]:
     """The type each of ``infos`` states where it is a tensor's read from its bytes (as
     :func:`value_type` reads it first: its common layout), else None (:func:`value_type`
-    reads it, and says what is wrong): every info serialized by one map, those of one
+    reads it, and says what is wrong): every info serialized by one map (or given
+    serialized, ``datas``: cut from its model's bytes, :mod:`.split`), those of one
     layout read together (:func:`_all_laid_out`), the others one by one (a graph's
     inputs, most of a model of layers of other widths)."""
-    datas = list(map(_SERIALIZE, infos))
+    if datas is None:
+        datas = list(map(_SERIALIZE, infos))
     try:
         return _all_laid_out(datas)
     except IndexError:  # (an info of fewer than two bytes: no name)

@@ -26,6 +26,7 @@ from .loading import open_model
 from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
 from .rereading import read_refuting
+from .split import copied
 from .wire import BYTE, field, read_varint, tag, varint
 
 
@@ -163,21 +164,23 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
         # types above all, is promoted unwalked: see kantensor.graph.heap)
         source, tensors = open_model(model, base_dir)
         reader = _Reader(source, tensors, graph=False)
-        reader.read_sources(variables=False)  # (every initializer checked: the key
-        # holds their types; a Variable is made for a graph input a node reads)
+        reader.read_sources(variables=False, cut=True)  # (every initializer checked:
+        # the key holds their types; a Variable is made for a graph input a node reads;
+        # a model of little data serialized once, its nodes' bytes cut from it: .split)
+        cut, reader.cut = reader.cut, None
         protos = list(reader.proto.node)  # (each node's object made once, for both)
-        nodes = list(map(_SERIALIZED, protos))
+        nodes = cut[1] if cut is not None else list(map(_SERIALIZED, protos))
         key, large = model_key(reader, nodes)
         typed = remembered(key, reader)
         if typed is not None:
             protos.clear()
-            out = _copy(model, source)
+            out = _copy(model, source, cut)
             restore(typed, out, type_bytes)
             return out
         reader = read_refuting(lambda given: reader if not given else _sourced(
             source, tensors, given), lambda r: (r.read_nodes(nodes, protos), r)[1])
         protos.clear()  # (their objects freed before the cycle collector's pass)
-        out, infos = _written(model, source, reader)
+        out, infos = _written(model, source, reader, cut)
         remember(key, large, reader, infos)
         return out
 
@@ -274,7 +277,12 @@ def _new_infos(names: list[str], types: list[Type]) -> list[bytes]:
     return infos
 
 
-def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
+def _copy(model: Any, source: onnx.ModelProto, cut: tuple | None = None
+          ) -> onnx.ModelProto:
+    """A copy of ``model`` (read as ``source``; ``cut``: its bytes cut by .split, or
+    None)."""
+    if cut is not None:  # (its bytes parsed: a parse costs less than a copy)
+        return copied(cut[0])
     out = onnx.ModelProto()
     if isinstance(model, bytes):
         out.ParseFromString(model)  # a second parse costs less than a copy
@@ -283,12 +291,13 @@ def _copy(model: Any, source: onnx.ModelProto) -> onnx.ModelProto:
     return out
 
 
-def _written(model: Any, source: onnx.ModelProto, reader: _Reader
+def _written(model: Any, source: onnx.ModelProto, reader: _Reader, cut: tuple | None = None
              ) -> tuple[onnx.ModelProto, bytes]:
-    """A copy of ``model`` (read as ``source``) with the types ``reader`` read written,
-    and its value infos as written: serialized as a GraphProto's, parsed at once."""
+    """A copy of ``model`` (read as ``source``; ``cut``, its bytes cut by .split, or None)
+    with the types ``reader`` read written, and its value infos as written: serialized
+    as a GraphProto's, parsed at once."""
     types = reader.types  # the initializers and inputs, then the nodes' outputs
-    out = _copy(model, source)
+    out = _copy(model, source, cut)
     graph = out.graph
     outputs = set()  # the graph outputs typed
     for o in graph.output:

@@ -15,6 +15,7 @@ from ..graph.basic import Variable
 from ..graph.type import Type
 from ..types.type import TensorType
 from ..types.variable import constant
+from . import split
 from .dtypes import UnsupportedType
 from .loading import MAX_RANK, OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
@@ -69,14 +70,20 @@ class Sources:
 
     #: the names of the initializers a caller may override (:func:`~.loading.overridable`)
     free: frozenset[str] = frozenset()
+    #: the model serialized, and its nodes' and graph inputs' bytes cut from it
+    #: (:func:`.split.cut`), where :meth:`read_sources` was asked to cut them and did
+    cut: tuple[bytes, list[bytes], list[bytes]] | None = None
 
     def read_sources(self, formal: list[Type] | None = None,
-                     values: Sequence[np.ndarray | None] = (), variables: bool = True
-                     ) -> list[Variable]:
+                     values: Sequence[np.ndarray | None] = (), variables: bool = True,
+                     cut: bool = False) -> list[Variable]:
         """The initializers and the graph inputs (of the types ``formal`` and with the
         known ``values`` when given: a subgraph's inputs as its node passes them), and
         the graph inputs' Variables (with ``variables=False``, none: each is made when a
-        node asks for it, and the list is empty)."""
+        node asks for it, and the list is empty). With ``cut``, the main graph of a
+        model of little data (:func:`.split.small_data`) is serialized once and its
+        inputs' bytes, its nodes' and its own kept in ``self.cut`` (:func:`.split.cut`),
+        where every input is read at once (as ``infer_shapes`` reads them)."""
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, tuple] = {}  # (elem type, dims) -> as in _HEADERS
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
@@ -140,7 +147,9 @@ class Sources:
         read = None  # the inputs' types, read at once where every input is given
         if not variables and formal is None and not values and not free and \
                 types.keys().isdisjoint(named):  # (infer_shapes' main graph, most often)
-            read = tensor_types(declared)
+            self.cut = split.cut(self.model, len(graph.node), len(declared)) if cut and \
+                self.parent is None and split.small_data(self.model, headers) else None
+            read = tensor_types(declared, self.cut[2] if self.cut is not None else None)
             if None not in read:  # every one a tensor's type of the common layout
                 types.update(zip(named, read, strict=True))
                 if tokens is not None:

@@ -1,0 +1,103 @@
+"""A model's nodes and graph inputs serialized, cut from one serialization of the whole
+model by protobuf's own parser (issue 37).
+
+``infer_shapes`` keys each node by its bytes (:mod:`.nodecache`, :mod:`.modelmemo`) and
+reads each graph input's type from its bytes (:func:`.protos.tensor_types`); serializing
+each one by itself costs a method call and an encoder's set-up per value (1,650
+instructions a node), and copying the model for the result (``CopyFrom``) costs more
+than parsing its bytes again. So a model whose initializers hold little data (see
+:func:`small_data`) is serialized once, and those bytes parsed as a message of the
+model's ``graph`` field whose ``node`` and ``input`` fields are declared ``bytes``
+(:data:`_CUT`, a message of this module's own descriptor): protobuf's parser cuts each
+node's and each input's bytes out in C, and the same bytes, parsed as a ModelProto, are
+the result's copy (:func:`copied`).
+
+A message's bytes inside its parent are the bytes it serializes to alone (protobuf
+writes a submessage by the same encoder, its length before it), so each node's bytes
+are the ones ``SerializeToString`` gives it (``tests/test_onnx_split.py`` compares them
+for every node and input of the models it reads).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import onnx
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+__all__ = ["CUT_ELEMENTS", "copied", "cut", "small_data"]
+
+#: The most elements a model's initializers may hold together for the model to be
+#: serialized whole (its initializers' data is copied once more than ``CopyFrom`` copies
+#: it: an extra pass worth it only while the data is small beside the nodes).
+CUT_ELEMENTS = 1 << 16
+
+_STRING = onnx.TensorProto.STRING  # (an element of any length: not counted by elements)
+
+
+def _number(message: Any, name: str) -> int:
+    return message.DESCRIPTOR.fields_by_name[name].number
+
+
+def _message() -> type:
+    """The class of a ModelProto read as its ``graph`` field alone, that graph's
+    ``node`` and ``input`` fields as repeated ``bytes`` (every other field unknown)."""
+    made = descriptor_pb2.FileDescriptorProto(name="kantensor_onnx_split.proto",
+                                              package="kantensor_onnx_split", syntax="proto2")
+    graph = made.message_type.add(name="Graph")
+    for name in ("node", "input"):
+        graph.field.add(name=name, number=_number(onnx.GraphProto, name),
+                        type=descriptor_pb2.FieldDescriptorProto.TYPE_BYTES,
+                        label=descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED)
+    model = made.message_type.add(name="Model")
+    model.field.add(name="graph", number=_number(onnx.ModelProto, "graph"),
+                    type=descriptor_pb2.FieldDescriptorProto.TYPE_MESSAGE,
+                    type_name=".kantensor_onnx_split.Graph",
+                    label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL)
+    pool = descriptor_pool.DescriptorPool()  # (its own pool: no name of onnx's or a user's)
+    pool.Add(made)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName(
+        "kantensor_onnx_split.Model"))
+
+
+_CUT = _message()
+
+
+def small_data(model: onnx.ModelProto, headers: Sequence[tuple[int, Sequence[int]]]) -> bool:
+    """Whether ``model``, whose graph's initializers have the headers ``headers``
+    ((element type, dims) each), holds little enough data to be serialized whole: at
+    most :data:`CUT_ELEMENTS` elements in its initializers, none of strings, no sparse
+    initializer and no training information (which holds initializers of its own)."""
+    total = 0
+    for dtype, dims in headers:
+        if dtype == _STRING:
+            return False
+        total += math.prod(dims)
+    return total <= CUT_ELEMENTS and not model.graph.sparse_initializer and \
+        not model.training_info
+
+
+def cut(model: onnx.ModelProto, nodes: int, inputs: int
+        ) -> tuple[bytes, list[bytes], list[bytes]] | None:
+    """``model`` serialized, and its graph's ``nodes`` nodes and ``inputs`` inputs each
+    serialized, cut from those bytes; None where it is not serialized so (protobuf
+    refuses it, or the counts are not the graph's)."""
+    try:
+        whole = model.SerializeToString()
+    except Exception:  # (protobuf's EncodeError and the like: each one serialized alone)
+        return None
+    graph = _CUT.FromString(whole).graph
+    found, given = list(graph.node), list(graph.input)
+    if len(found) != nodes or len(given) != inputs:
+        return None
+    return whole, found, given
+
+
+def copied(whole: bytes) -> onnx.ModelProto:
+    """The model serialized as ``whole`` (by :func:`cut`), parsed: a copy of it (a parse
+    costs less than ``CopyFrom``)."""
+    out = onnx.ModelProto()
+    out.ParseFromString(whole)
+    return out
