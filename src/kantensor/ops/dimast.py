@@ -34,8 +34,9 @@ def dim_ast(d: Dim) -> DimExpr | None:
 
 
 def _sum(terms: Terms) -> DimExpr:
-    """The terms as ``render`` writes them (the same order; a leading minus negates, the
-    rest added or subtracted from the left), each a product of its factors from the left."""
+    """The terms as ``render`` writes them (the same order, added or subtracted from the
+    left), each a product of its factors from the left; a leading minus negates the
+    first factor, as Python and the parser read ``-2*n`` (``(0 - 2)*n``)."""
     if terms[0][1] < 0 and terms[0][0]:  # (render's order: a minus sign printed last)
         if any(mono and c > 0 for mono, c in terms):
             terms = tuple(sorted(terms, key=lambda t: (not t[0], t[1] < 0)))
@@ -43,13 +44,18 @@ def _sum(terms: Terms) -> DimExpr:
             terms = tuple(sorted(terms, key=lambda t: t[1] < 0))
     out: Any = None
     for mono, c in terms:
+        negated = out is None and c < 0
         body: Any = FixedDim(abs(c)) if abs(c) != 1 or not mono else None
+        if body is not None and negated:
+            body = BinOp("-", FixedDim(0), body)
         for atom, p in mono:
             f = _atom(atom)
             f = f if p == 1 else BinOp("**", f, FixedDim(p))
+            if body is None and negated:
+                f = BinOp("-", FixedDim(0), f)
             body = f if body is None else BinOp("*", body, f)
         if out is None:
-            out = body if c > 0 else BinOp("-", FixedDim(0), body)
+            out = body
         else:
             out = BinOp("+" if c > 0 else "-", out, body)
     return out
