@@ -170,15 +170,17 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     one, ``index{index=(<array 0>,)}`` two, ``einsum{subscripts='ij,jk->ik'}`` two; a
     builder refusing another count answered 'no solutions'; a sequence of tensors one
     or more, :func:`kantensor.ops.inputcount.check_count`) or as given, and as many
-    outputs as :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    outputs as :attr:`Relation.n_outputs` counts on inputs of one rank. A bound Op is
+    checked first as make_node checks it, so the error names it as make_node does
+    (``tril{k=Dim('n')}: takes 2 inputs, got 3``, not its rendered signature)."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
         check_arity(label, arities(rel.target), n_in, n_out, rel.target)
         return
+    check_count(rel.target, inputs)  # make_node's check of a bound Op, in its words
     sig = _rendered(rel, inputs)
     if sig is None:
-        check_count(rel.target, inputs)  # make_node's check of a bound Op
         found = node_inputs(rel.target, inputs)  # the call's inputs and the size inputs
         takes = n_in if found is None else found[0] + len(found[1])
         check_arity(str(rel.target), {(takes, rel.n_outputs)}, n_in, n_out)
