@@ -190,9 +190,10 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
 
 def _rendered(rel: Relation, inputs: Sequence[Any]) -> Signature | None:
     """``rel``'s Op's signature rendered for ``inputs`` where each is a type (the one
-    make_node runs); None where one is not, or the builder refuses them (the relation
-    then has no answer)."""
-    types = [TensorType.parse(x) if isinstance(x, str) else x for x in inputs]
+    make_node runs), or a pattern of a known dtype and rank (its sizes unknown: Adam's
+    count of outputs is its inputs'); None where one is not, or the builder refuses
+    them (the relation then has no answer)."""
+    types = [TensorType.parse(x) if isinstance(x, str) else _ranked(x) for x in inputs]
     if all(isinstance(t, TensorType) for t in types):
         try:
             sig, _ = rel.target.signature_for(tuple(types))
@@ -200,3 +201,12 @@ def _rendered(rel: Relation, inputs: Sequence[Any]) -> Signature | None:
             return None
         return sig
     return None
+
+
+def _ranked(x: Any) -> Any:
+    """A pattern of a known dtype and rank as the type of those with its sizes that are
+    not ints unknown; anything else as it is."""
+    if isinstance(x, TensorTerm) and isinstance(x.dtype, str) and \
+            isinstance(x.shape, tuple) and x.wrapped is False:
+        return TensorType(x.dtype, tuple(d if type(d) is int else None for d in x.shape))
+    return x
