@@ -446,3 +446,44 @@ def test_every_onnx_example_is_queried_as_built(entry, example):
     if len(outs) > 1:
         with pytest.raises(TypeError, match=f"gives {len(outs)} outputs"):
             kt.query(op, types, zs[:-1])
+
+
+def _multi_output_examples():
+    return [p for p in _onnx_examples() if len(forward(
+        p.values[0].op.bind(**_as_given(p.values[0].op, {
+            k: v for k, v in p.values[1].items() if k not in ("in", "out", "error")}))
+        if hasattr(p.values[0].op, "bind") else p.values[0].op,
+        [kt.TensorType.parse(t) for t in p.values[1]["in"]]) or ()) > 1]
+
+
+@pytest.mark.parametrize(("entry", "example"), _multi_output_examples())
+def test_a_multi_output_onnx_example_is_queried_back_from_its_ranks(entry, example):
+    """``query`` of an ONNX example's inputs of the example's dtypes and ranks, sizes
+    unknown, and make_node's output types: the example's inputs are an answer's instance
+    (complete). Adam, Adagrad, Momentum and Attention(outputs=4) refused ('gives 1
+    output for 5 inputs'): the count of outputs was taken on inputs of one rank where the
+    inputs were not all types, not on inputs of the ranks given."""
+    op, types, outs, _, _ = _queried(entry, example)
+    names = [[f"s{i}_{j}" for j in range(t.ndim)] for i, t in enumerate(types)]
+    patterns = [kt.pattern(t.dtype, tuple(var(n) for n in row))
+                for t, row in zip(types, names, strict=True)]
+    want = {n: d for t, row in zip(types, names, strict=True)
+            for n, d in zip(row, t.shape, strict=True)}
+    found = False
+    for answer in kt.query(op, patterns, list(outs), limit=64):
+        values = {n: answer[n] for n in want}
+        symbols = sorted({s for v in values.values() if isinstance(v, kt.Dim)
+                          for s in free_symbols(v)}, key=str)
+        env = {}
+        for s in symbols:  # (each free size named by an input axis: the example's value)
+            env[s] = next((want[n] for n, v in values.items() if v == kt.Dim(s)), None)
+        if None in env.values() or not all((substitute(v, env) if isinstance(v, kt.Dim)
+                                            else v) == want[n] for n, v in values.items()):
+            continue
+        rest = sorted({s for c in answer.where for s in c.symbols()} - set(env), key=str)
+        if any(all(c.holds({**env, **dict(zip(rest, more, strict=True))})
+                   for c in answer.where)  # (an output's open size: some value of it)
+               for more in itertools.product(range(9), repeat=len(rest))):
+            found = True
+            break
+    assert found, (str(op), [str(t) for t in types], outs)

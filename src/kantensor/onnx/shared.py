@@ -20,6 +20,7 @@ import numpy as np
 from ..ops.params import ParamError
 from ..ops.sizes import SizeNames
 from ..ops.templates import groups
+from ..syntax.errors import Unrendered
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import EMPTY, Facts
@@ -110,10 +111,11 @@ def value_symbols(values: Any) -> set:
     return found
 
 
-class NotKnown(ParamError):
+class NotKnown(ParamError, Unrendered):
     """A value or a size a builder needs (to know the output's rank or sizes at all) is
     not known when the model is read: the node is left untyped, and what it reaches, as
-    an unsupported node's (see :func:`kantensor.onnx.from_onnx`)."""
+    an unsupported node's (see :func:`kantensor.onnx.from_onnx`); a query not given it
+    says so (:class:`~kantensor.syntax.errors.Unrendered`)."""
 
 
 #: Why a value of ints that holds sizes cannot type a node whose rank it decides (a

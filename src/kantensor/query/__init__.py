@@ -170,15 +170,17 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
     one, ``index{index=(<array 0>,)}`` two, ``einsum{subscripts='ij,jk->ik'}`` two; a
     builder refusing another count answered 'no solutions'; a sequence of tensors one
     or more, :func:`kantensor.ops.inputcount.check_count`) or as given, and as many
-    outputs as :attr:`Relation.n_outputs` counts on inputs of one rank."""
+    outputs as :attr:`Relation.n_outputs` counts on inputs of one rank. A bound Op is
+    checked first as make_node checks it, so the error names it as make_node does
+    (``tril{k=Dim('n')}: takes 2 inputs, got 3``, not its rendered signature)."""
     n_in = len(inputs)
     if isinstance(rel.target, Signature):
         label = rel.name if rel.name == str(rel.target) else f"{rel.name} {rel.target}"
         check_arity(label, arities(rel.target), n_in, n_out, rel.target)
         return
+    check_count(rel.target, inputs)  # make_node's check of a bound Op, in its words
     sig = _rendered(rel, inputs)
     if sig is None:
-        check_count(rel.target, inputs)  # make_node's check of a bound Op
         found = node_inputs(rel.target, inputs)  # the call's inputs and the size inputs
         takes = n_in if found is None else found[0] + len(found[1])
         check_arity(str(rel.target), {(takes, rel.n_outputs)}, n_in, n_out)
@@ -188,9 +190,10 @@ def _check_counts(rel: Relation, inputs: Sequence[Any], n_out: int) -> None:
 
 def _rendered(rel: Relation, inputs: Sequence[Any]) -> Signature | None:
     """``rel``'s Op's signature rendered for ``inputs`` where each is a type (the one
-    make_node runs); None where one is not, or the builder refuses them (the relation
-    then has no answer)."""
-    types = [TensorType.parse(x) if isinstance(x, str) else x for x in inputs]
+    make_node runs), or a pattern of a known dtype and rank (its sizes unknown: Adam's
+    count of outputs is its inputs'); None where one is not, or the builder refuses
+    them (the relation then has no answer)."""
+    types = [TensorType.parse(x) if isinstance(x, str) else _ranked(x) for x in inputs]
     if all(isinstance(t, TensorType) for t in types):
         try:
             sig, _ = rel.target.signature_for(tuple(types))
@@ -198,3 +201,12 @@ def _rendered(rel: Relation, inputs: Sequence[Any]) -> Signature | None:
             return None
         return sig
     return None
+
+
+def _ranked(x: Any) -> Any:
+    """A pattern of a known dtype and rank as the type of those with its sizes that are
+    not ints unknown; anything else as it is."""
+    if isinstance(x, TensorTerm) and isinstance(x.dtype, str) and \
+            isinstance(x.shape, tuple) and x.wrapped is False:
+        return TensorType(x.dtype, tuple(d if type(d) is int else None for d in x.shape))
+    return x

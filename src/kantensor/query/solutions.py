@@ -55,6 +55,7 @@ class Solutions:
         self._kept: list[dict] = []  # the first KEEP answers
         self._count = 0  # answers read (within the limit)
         self._exhausted = False
+        self._error: BaseException | None = None  # what the search raised, raised again
         self._beyond: list[Iterator[ConstrainedState]] = []
         self._pending: Iterator[dict] | None = None  # answers past the bound, being read
         self._candidates: set[bytes] = set()  # their digests, while not known to be new
@@ -69,10 +70,19 @@ class Solutions:
 
     def _read(self) -> dict | None:
         """Read one more answer (kept while among the first KEEP); None when none is
-        left or the limit is reached."""
+        left or the limit is reached. An error the search raised (a relation that says
+        what it needs) is raised again at every later read: ``list(answers)`` asks
+        ``len`` first and drops a TypeError it raises, then read on from a search that
+        had ended, a false end of the answers."""
+        if self._error is not None:
+            raise self._error
         if self._exhausted or self._full():
             return None
-        answer = next(self._stream, None)
+        try:
+            answer = next(self._stream, None)
+        except Exception as exc:
+            self._error = exc
+            raise
         if answer is None:
             self._exhausted = True
             return None

@@ -29,7 +29,7 @@ from ..logic.store import (
 )
 from ..logic.terms import Symbol, TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
-from ..syntax.errors import RenderingLimit
+from ..syntax.errors import RenderingLimit, Unrendered
 from ..types.dim import Dim
 from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.limits import MAX_NDIM
@@ -292,6 +292,9 @@ class Relation:
                 sig, _ = self.target.signature_for(tuple(proxies))
             except RenderingLimit:
                 raise  # a limit of the builder's, not "no such types": said, not hidden
+            except Unrendered as exc:  # (a size the terms do not know: said, not hidden)
+                raise RenderingLimit(f"{exc} (the relation is rendered from the sizes its "
+                                     "terms know: give it)") from None
             except (TypeError, ValueError, IndexError):
                 continue  # no signature for these ranks: no solutions there
             yield sig, S1

@@ -14,7 +14,7 @@ def error_html(exc: BaseException) -> str:
     return block(type(exc).__name__, "", message(exc, _ERROR_STYLE))
 
 __all__ = ["COMMAND_ERRORS", "RenderingLimit", "SignatureSyntaxError", "TypeInferenceError",
-           "placeholder_error"]
+           "Unrendered", "placeholder_error"]
 
 
 #: Characters of the offending line a syntax error shows on each side of its position.
@@ -74,6 +74,13 @@ class RenderingLimit(TypeInferenceError):
     """A template's builder refuses to write a relation this large (``squeeze(axis=None)``
     over too many axes of unknown size): a limit, not "no such types", so a query that
     meets it raises it instead of answering without those types."""
+
+
+class Unrendered(Exception):  # noqa: N818 - (a mark beside an error's own class)
+    """The mark of a builder's refusal for want of a size or value its inputs' types do
+    not say (an ONNX Squeeze without axes, of unknown sizes): not "no such types",
+    so a relation rendering it from what its terms know raises a :class:`RenderingLimit`
+    saying what it needs instead of answering without those types."""
 
 
 #: The errors a command (the REPL, the ``kantensor`` program, the notebook magics) reports
