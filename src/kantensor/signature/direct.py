@@ -33,25 +33,18 @@ from functools import lru_cache
 from typing import Any
 
 from ..logic.dims import COMPARE
-from ..logic.dtypes import category_dtypes, wrapped_dtypes
+from ..logic.dtypes import category_dtypes
 from ..syntax import ast as A
 from ..syntax.alternative import Overloads
 from ..types.conditions import Clause, Condition, Source, is_choice
 from ..types.dim import Dim
-from ..types.dtypes import (
-    DEFAULT_RANGE,
-    DTYPE_FUNCTIONS,
-    Priority,
-    PromotionError,
-    is_lossless_cast,
-    priority,
-    promoted,
-)
+from ..types.dtypes import is_lossless_cast
 from ..types.facts import Facts
 from ..types.type import TensorType
 from .broadcasts import Broadcasts
 from .broadcasts import Fails as _Fails
 from .compile import CompiledAlternative
+from .directdtypes import DtypePlan, promote
 from .expressions import Open as _Open
 from .expressions import constant_holds as _constant_holds
 from .expressions import decided as _decide
@@ -65,9 +58,7 @@ from .overloads import compiled
 
 __all__ = ["direct_build"]
 
-_IN_RANGE = frozenset(DEFAULT_RANGE)
 _AT_LEAST = frozenset((">=", ">"))  # (the ops of a comparison keyed (left - right, op))
-_TENSOR = Priority.TENSOR
 
 
 _UNSET = object()  # a dim no input has bound yet
@@ -193,7 +184,7 @@ def _same(a: Any, b: Any, facts: Facts) -> bool:
     return decided
 
 
-class _Plan:
+class _Plan(DtypePlan):
     """One alternative, run directly on ground inputs (see :func:`_plan`)."""
 
     __slots__ = ("c", "inputs", "outputs", "binders", "cap", "clauses", "broadcasts", "_sources")
@@ -367,7 +358,7 @@ class _Plan:
         simplify = opened or bool(undecided) or bool(facts) or symbolic or unknowns
         for j, op in enumerate(self.outputs):
             dtype = self._dtype(op.dtype, env, types, wrapped) if op.dtype is not None \
-                else _promote(types, wrapped, range(n_in))
+                else promote(types, wrapped, range(n_in))
             sizes = sizes_out[j]
             if simplify:
                 sizes = [facts.simplify(x) if isinstance(x, Dim) else x for x in sizes]
@@ -389,58 +380,6 @@ class _Plan:
                 raise _Open
             dims[clause.result.name] = axes.axis(sizes, [], 0, 0, None, source)
         return axes
-
-    # -- dtypes ---------------------------------------------------------------------------
-    def _dtypes(self, types: tuple, wrapped: tuple) -> dict[str, str]:
-        """The dtype variables' values, after every input's annotation is checked (as the
-        dtype constraints of :meth:`CompiledAlternative.apply`)."""
-        c = self.c
-        env: dict[str, str] = {}
-        for i, op in enumerate(self.inputs):
-            d = types[i].dtype
-            if wrapped[i] and (types[i].shape or d not in wrapped_dtypes()):
-                raise _Fails  # WrappedOk: a Python number has no axes
-            ann = op.dtype
-            if type(ann) is A.DTypeVar:
-                seen = env.get(ann.name)
-                if seen is None:
-                    env[ann.name] = d
-                elif seen != d:
-                    raise _Fails
-        for i in c._ranged:
-            if types[i].dtype not in _IN_RANGE:
-                raise _Fails
-        for i, op in enumerate(self.inputs):
-            ann = op.dtype
-            if ann is not None and type(ann) is not A.DTypeVar and \
-                    self._dtype(ann, env, types, wrapped) != types[i].dtype:
-                raise _Fails
-        return env
-
-    def _dtype(self, node: Any, env: dict, types: tuple, wrapped: tuple) -> str:
-        """The value of a dtype term (``promote``, ``float(T)``, ...)."""
-        if isinstance(node, A.DTypeName):
-            return node.name
-        if isinstance(node, A.DTypeVar):
-            return env[node.name]
-        if isinstance(node, A.Promote):
-            operands: list = []
-            for a in node.args:
-                d = self._dtype(a, env, types, wrapped)
-                inputs = self.binders.get(a.name, ()) if isinstance(a, A.DTypeVar) else ()
-                if node.joint or not inputs:
-                    operands.append((d, _TENSOR))
-                else:
-                    operands += [(d, priority(len(types[i].shape), wrapped[i]))
-                                 for i in inputs]
-            try:
-                return promoted(tuple(operands))
-            except PromotionError:
-                raise _Fails from None
-        d = self._dtype(node.arg, env, types, wrapped)
-        if d not in _IN_RANGE:
-            raise _Fails
-        return DTYPE_FUNCTIONS[node.word](d)
 
     # -- where-clauses ------------------------------------------------------------------
     def _clauses(self, env: dict, dims: dict, values: dict, facts: Facts, types: tuple,
@@ -489,12 +428,3 @@ class _Plan:
                     self._dtype(clause.right, env, types, wrapped):  # DTypeEq
                 raise _Fails
         return undecided
-
-
-def _promote(types: tuple, wrapped: tuple, inputs: range) -> str:
-    """An unannotated output's dtype: the promotion of every input, each by its priority."""
-    try:
-        return promoted(tuple([(types[i].dtype, priority(len(types[i].shape), wrapped[i]))
-                               for i in inputs]))
-    except PromotionError:
-        raise _Fails from None
