@@ -136,7 +136,11 @@ def test_random_outputs_are_pythons_where_defined_and_undefined_elsewhere(tree):
 @pytest.mark.parametrize("cond", [
     Condition(Dim("n") // Dim("m"), ">=", 0), Condition(Dim("n") % Dim("m"), "==", 0),
     Condition(Dim("n") // (Dim("m") - Dim("k")), "<", 2),
-    AnyOf(((Condition(Dim("n") % Dim("m"), "==", 1),), (Condition(Dim("n"), "==", 5),)))])
+    AnyOf(((Condition(Dim("n") % Dim("m"), "==", 1),), (Condition(Dim("n"), "==", 5),))),
+    Condition(Dim("n") // Dim("m"), "==", Dim("n") // Dim("m")),  # (its key is 0: no
+    Condition(Dim("n") % Dim("m"), ">=", Dim("n") % Dim("m")),     # division left in it)
+    AnyOf(((Condition(Dim("n") // Dim("k"), "==", Dim("n") // Dim("k")),),
+           (Condition(Dim("n"), "==", 1),)))])
 def test_a_condition_holds_only_where_it_is_defined(cond):
     """``holds`` at a point where a divisor is 0 answers False (it raised
     ZeroDivisionError): judged by Python's evaluation of its text."""
@@ -154,7 +158,8 @@ conditions = st.sampled_from([
     Condition((-2) % k - 1, "<=", 1), Condition(2 - 2 * k, "<", -1), Condition(n, "==", 0),
     Condition(k, ">=", 2), Condition(m, ">=", 1), Condition(n // (m + k), ">=", 0),
     Condition(n - m, ">=", 0), Condition(k, "==", 3),
-    Condition(n + dim_min(2, (n - k) % m) // k, ">=", 1)])
+    Condition(n + dim_min(2, (n - k) % m) // k, ">=", 1), Condition(n // k, "==", n // k),
+    Condition(n % m, ">=", n % m)])
 clauses = st.one_of(conditions, st.lists(conditions, min_size=1, max_size=3).map(
     lambda cs: AnyOf(tuple((c,) for c in cs))))
 
@@ -176,6 +181,29 @@ def test_reduce_keeps_what_a_condition_needs_where_it_has_no_value(facts, given_
         assert (reduced is not None and held(tuple(reduced), env)) == want, (
             [str(c) for c in facts], [str(c) for c in given_clauses],
             reduced and [str(c) for c in reduced], env)
+
+
+@pytest.mark.parametrize("facts", [[], [Condition(m, ">=", 1)]])
+@pytest.mark.parametrize("case", [Condition(n // k, "==", n // k),
+                                  Condition(n % m, "==", n % m),
+                                  Condition(2 * (n // k), "==", 2 * (n // k))])
+def test_a_disjunction_with_an_identity_over_a_quotient_is_kept(facts, case):
+    """``n//k == n//k or n == 1`` is defined only where ``k >= 1`` or ``n == 1``: with no
+    facts it was reduced to nothing (its identity case read as holding, its key 0), so it
+    held at ``n == k == 0`` where Python's value of the text does not exist. Judged by
+    Python's ``eval`` of the disjunction's text at every point of the grid."""
+    clause = AnyOf(((case,), (Condition(n, "==", 1),)))
+    text = f"({case}) or ({n} == 1)"
+    reduced = Facts(facts).reduce([clause])
+    for env in GRID:
+        if not held(tuple(facts), env):
+            continue
+        try:
+            want = bool(eval(text, {}, dict(env)))  # noqa: S307 - the test's own text
+        except ZeroDivisionError:  # the first case has no value: the second decides
+            want = env["n"] == 1
+        assert (reduced is not None and held(tuple(reduced), env)) == want, (
+            str(clause), [str(c) for c in facts], reduced and [str(c) for c in reduced], env)
 
 
 #: (a signature, its output size's text): the output divides by ``m`` in its text only

@@ -32,13 +32,13 @@ def plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
         if len(case) != 1 or case[0].op != "==":
             return _GENERAL
         x = case[0]
+        if not (_plain(x.left) and _plain(x.right)):  # (n//k == n//k: its key 0, not
+            return _GENERAL                           # defined at k == 0)
         d = x.key[0]
         if type(d) is int:
             if d == 0:
                 return None  # it holds
             continue  # two different ints
-        if not (_plain(x.left) and _plain(x.right)):
-            return _GENERAL
         if d not in seen:
             seen.add(d)
             kept.append(case)
