@@ -18,7 +18,7 @@ import itertools
 import operator
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import kantensor as kt
@@ -135,6 +135,8 @@ def test_named_quotients_are_kept_where_the_divisor_may_be_0(num, den):
 
 @settings(max_examples=300, deadline=None)
 @given(quotients(), st.sampled_from(["//", "%"]), total)
+@example(pair=("n", ("min", ("//", ("%", "m", 3), 2), ("%", ("%", "m", 3), 2))), op="//",
+         fact_side="n")  # (a divisor 0 at every m: its canonical form divided by 0 and raised)
 def test_facts_that_the_divisor_is_positive_keep_pythons_values(pair, op, fact_side):
     """Under facts ``b >= 1`` (and another fact over the sizes), the simplified quotient
     has Python's value at every point where the facts hold."""

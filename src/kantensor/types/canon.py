@@ -456,6 +456,8 @@ def _inner_atom(a: Opaque) -> DimLike | None:
     args = tuple(canonical_form(g) for g in a.args)
     if all(g is f or _terms_of(g) == _terms_of(f) for g, f in zip(args, a.args, strict=True)):
         return None
+    if a.op in ("//", "%") and isinstance(args[1], int) and args[1] == 0:
+        return None  # a divisor 0 at every size (min((m%3)//2, (m%3)%2)): no value, kept
     return APPLY[a.op](*args)
 
 
