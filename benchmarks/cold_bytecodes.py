@@ -10,9 +10,9 @@ Python function, the bytecodes it runs itself (``self``) and with its callees
 it is called, in each call; the rows are sorted by the first call's excess over the
 second. Bytecodes are not instructions either: a bytecode that calls into C (a JSON
 decode, a CRC, an import's unmarshalling) counts one, so read the C side with callgrind.
-Both calls run in one fresh process after ``import kantensor.onnx`` (the second's model
-is the first's with ``_2`` added to its size names, as cold_instructions.py's SECOND
-renames them), each under the tracer.
+Both calls run in one fresh process after ``import kantensor.onnx``, on the model with
+``_1`` and then ``_2`` added to its size names (as cold_instructions.py's SECOND renames
+them: the two calls share no size name), each under the tracer.
 
 Run: PYTHONHASHSEED=0 python benchmarks/cold_bytecodes.py [--inclusive] [--rows N] MODEL
 """
