@@ -194,3 +194,22 @@ def test_arange_of_sizes_by_a_rounded_float_step_is_refused_by_name():
     assert fn(np.zeros(3)).shape == (10,)  # NumPy runs
     with pytest.raises(TypeError, match="numpy.arange.*step"):
         kt.eval_shape(fn, "float32[A]")
+
+
+@pytest.mark.parametrize("step", ["len(y)", "len(y) + 1", "len(y) - 2", "2 * len(y)"])
+def test_a_size_steps_conditions_are_each_needed(step):
+    """Each requirement of ``np.arange(0, n, k)`` fails at some sizes of a box where the
+    others hold (none restates another: one fact, one statement; a step that may be
+    negative also has its reading, with ``otherwise``, not counted here), and where all
+    the assumptions hold NumPy runs."""
+    fn = eval(f"lambda x, y: np.arange(0, len(x), {step})")
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    box = [{"N": n, "K": k} for n, k in itertools.product(range(7), repeat=2)]
+    needed = [a for a in result.assumptions if a.source is None or not a.source.otherwise]
+    for i, a in enumerate(needed):
+        others = [b for j, b in enumerate(needed) if j != i]
+        assert any(not a.holds(s) and all(b.holds(s) for b in others) for s in box), \
+            [str(b) for b in result.assumptions]
+    for s in box:
+        if result.holds(s):
+            np.arange(0, s["N"], eval(step, {"len": len}, {"y": range(s["K"])}))
