@@ -196,6 +196,50 @@ def test_arange_of_sizes_by_a_rounded_float_step_is_refused_by_name():
         kt.eval_shape(fn, "float32[A]")
 
 
+BOOL_RANGES = {
+    "of a size": lambda x, y: np.arange(len(x), dtype=bool),
+    "from a size": lambda x, y: np.arange(len(y), len(x), dtype=bool),
+    "by a size step": lambda x, y: np.arange(0, len(x), len(y), dtype=bool),
+    "by a step of step=": lambda x, y: np.arange(len(x), step=len(y) + 1, dtype=bool),
+    "down by an int": lambda x, y: np.arange(len(x), 0, -2, dtype=bool),
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_RANGES))
+def test_a_bool_range_holds_only_where_numpy_runs(name):
+    """NumPy refuses a bool arange of more than 2 values (TypeError): the result holds
+    only where NumPy runs, and there its shape and values are NumPy's."""
+    fn = BOOL_RANGES[name]
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    run = kt.function(list(result.inputs), list(result.outputs))
+    ran = 0
+    for n, k in itertools.product(range(7), repeat=2):
+        arrays = (np.zeros(n, np.float32), np.zeros(k, np.float32))
+        try:
+            want = fn(*arrays)
+        except (TypeError, ZeroDivisionError):
+            assert not result.holds({"N": n, "K": k}), (n, k)
+            continue
+        if result.holds({"N": n, "K": k}):
+            ran += 1
+            got = run(*arrays)
+            got = got[0] if isinstance(got, list) else got
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert ran
+
+
+@pytest.mark.parametrize("args", [(5,), (1, 4), (0, 5, 3), (5, 0, -3), (2, 0, -1)])
+def test_a_bool_range_of_ints_is_refused_where_numpy_refuses_it(args):
+    try:
+        want = np.arange(*args, dtype=bool)
+    except TypeError:
+        with pytest.raises(ValueError, match="at most 2"):
+            kt.arange(*args, dtype="bool")
+        return
+    assert kt.arange(*args, dtype="bool").type == kt.TensorType("bool", want.shape)
+
+
 @pytest.mark.parametrize("step", ["len(y)", "len(y) + 1", "len(y) - 2", "2 * len(y)"])
 def test_a_size_steps_conditions_are_each_needed(step):
     """Each requirement of ``np.arange(0, n, k)`` fails at some sizes of a box where the
