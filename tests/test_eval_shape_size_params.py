@@ -11,6 +11,7 @@ values of the built graph are NumPy's, pad constants written as NumPy writes the
 from __future__ import annotations
 
 import itertools
+import re
 import warnings
 
 import numpy as np
@@ -194,3 +195,85 @@ def test_arange_of_sizes_by_a_rounded_float_step_is_refused_by_name():
     assert fn(np.zeros(3)).shape == (10,)  # NumPy runs
     with pytest.raises(TypeError, match="numpy.arange.*step"):
         kt.eval_shape(fn, "float32[A]")
+
+
+BOOL_RANGES = {
+    "of a size": lambda x, y: np.arange(len(x), dtype=bool),
+    "from a size": lambda x, y: np.arange(len(y), len(x), dtype=bool),
+    "by a size step": lambda x, y: np.arange(0, len(x), len(y), dtype=bool),
+    "by a step of step=": lambda x, y: np.arange(len(x), step=len(y) + 1, dtype=bool),
+    "down by an int": lambda x, y: np.arange(len(x), 0, -2, dtype=bool),
+}
+
+
+@pytest.mark.parametrize("name", list(BOOL_RANGES))
+def test_a_bool_range_holds_only_where_numpy_runs(name):
+    """NumPy refuses a bool arange of more than 2 values (TypeError): the result holds
+    only where NumPy runs, and there its shape and values are NumPy's."""
+    fn = BOOL_RANGES[name]
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    run = kt.function(list(result.inputs), list(result.outputs))
+    ran = 0
+    for n, k in itertools.product(range(7), repeat=2):
+        arrays = (np.zeros(n, np.float32), np.zeros(k, np.float32))
+        try:
+            want = fn(*arrays)
+        except (TypeError, ZeroDivisionError):
+            assert not result.holds({"N": n, "K": k}), (n, k)
+            continue
+        if result.holds({"N": n, "K": k}):
+            ran += 1
+            got = run(*arrays)
+            got = got[0] if isinstance(got, list) else got
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+    assert ran
+
+
+@pytest.mark.parametrize("args", [(5,), (1, 4), (0, 5, 3), (5, 0, -3), (2, 0, -1)])
+def test_a_bool_range_of_ints_is_refused_where_numpy_refuses_it(args):
+    try:
+        want = np.arange(*args, dtype=bool)
+    except TypeError:
+        with pytest.raises(ValueError, match="at most 2"):
+            kt.arange(*args, dtype="bool")
+        return
+    assert kt.arange(*args, dtype="bool").type == kt.TensorType("bool", want.shape)
+
+
+STEPPED = [f"np.arange(0, len(x), {step})" for step in
+           ("len(y)", "len(y) + 1", "len(y) - 2", "2 * len(y)")] + [
+    "x[::len(y)]", "x[1::len(y)]", "x[::len(y) + 1]", "x[::len(y) - 2]", "x[::2 * len(y)]"]
+
+
+@pytest.mark.parametrize("src", STEPPED)
+def test_a_size_steps_conditions_are_each_needed(src):
+    """Of the assumptions on the step alone (over ``K``), each requirement fails at some
+    sizes of a box where the others hold (none restates another: one fact, one
+    statement), and a reading of a step that may be negative (an assumption with
+    ``otherwise``) fails at some sizes where the requirements hold and NumPy runs
+    (another length, not an error); where all the assumptions hold NumPy runs. (The
+    assumptions over ``N`` too, ``(K + N - 1)//K >= 0`` of a slice, are another matter:
+    whether the prover shows them from the step's.)"""
+    fn = eval(f"lambda x, y: {src}")
+    result = kt.eval_shape(fn, "float32[N]", "float32[K]")
+    box = [{"N": n, "K": k} for n, k in itertools.product(range(7), repeat=2)]
+
+    def runs(s):
+        try:
+            fn(np.zeros(s["N"], np.float32), np.zeros(s["K"], np.float32))
+        except (ValueError, ZeroDivisionError):
+            return False
+        return True
+
+    on_step = [a for a in result.assumptions if not re.search(r"\bN\b", str(a))]
+    needed = [a for a in on_step if a.source is None or not a.source.otherwise]
+    readings = [a for a in on_step if a not in needed]
+    for i, a in enumerate(needed):
+        others = [b for j, b in enumerate(needed) if j != i]
+        assert any(not a.holds(s) and all(b.holds(s) for b in others) for s in box), \
+            [str(b) for b in result.assumptions]
+    for a in readings:
+        assert any(not a.holds(s) and all(b.holds(s) for b in needed) and runs(s)
+                   for s in box), [str(b) for b in result.assumptions]
+    assert all(runs(s) for s in box if result.holds(s))

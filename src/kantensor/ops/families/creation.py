@@ -72,8 +72,10 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: Size, dtype: str 
     Dim expression, ``max(ceil((stop - start) / step), 0)``, and the dtype's range is
     NumPy's to check when the function runs. A step that is a size (``np.arange(0, n,
     k)``) divides the length, ``max(0, (n + k - 1)//k)``, where the step is not 0 (NumPy
-    raises there); one that may be negative (``k - 2``) is read as positive, the build's
-    choice (:data:`_DOWN`), and one negative where its sizes are large is refused."""
+    raises there; the relation's divisor rule says so, ``k >= 1``); one that may be
+    negative (``k - 2``) is read as positive, the build's choice (:data:`_DOWN`), and one
+    negative where its sizes are large is refused. A bool range has at most
+    :data:`_BOOL_MOST` values (a where-clause of a symbolic length)."""
     if stop is None:
         start, stop = 0, start
     if isinstance(step, int) and step == 0:
@@ -88,8 +90,10 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: Size, dtype: str 
             if sign_when_large(step) != 1:
                 raise ParamError(f"a step that is a size must be positive where its sizes "
                                  f"are large (np.arange(0, n, k)), got {step}")
-            # not 0, where NumPy raises; positive as its form shows, the build's choice
-            cond = [d.ne(0)] if nonnegative(step) else [d.ne(0), chosen(d >= 1, _DOWN)]
+            # the relation's divisor rule states it is not 0 (NumPy raises there): >= 1 of
+            # a size; one that may be negative also positive as its form shows, the build's
+            # choice (its != 0 kept, as NumPy raises at 0 whatever the choice)
+            cond = [] if nonnegative(step) else [d.ne(0), chosen(d >= 1, _DOWN)]
             n = dim_max((b - a + (d - 1)) // d, 0)
         elif isinstance(start, int) and start == 0 and step == 1:
             # arange(n - 5) is empty where n < 5, as NumPy's
@@ -98,11 +102,14 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: Size, dtype: str 
             n = dim_max((b - a + (step - 1)) // step, 0)
         else:
             n = dim_max((a - b + (-step - 1)) // -step, 0)
+        if dtype == "bool":  # NumPy's rule, a TypeError past it
+            cond.append(n <= _BOOL_MOST)
         return {"sizes": sizes.patterns(), "y": [n], "cond": cond,
                 "params": {"start": start, "stop": stop}}
     n = max(0, -(-(stop - start) // step))
-    if dtype == "bool" and n > 2:
-        raise ParamError(f"a bool arange has at most 2 values (NumPy's rule), got {n}")
+    if dtype == "bool" and n > _BOOL_MOST:
+        raise ParamError(f"a bool arange has at most {_BOOL_MOST} values (NumPy's rule), "
+                         f"got {n}")
     # NumPy converts the first two values to the dtype (and computes on from them).
     for name, value in (("start", start), ("start + step", start + step))[:n]:
         if not fits(value, dtype):
@@ -111,6 +118,10 @@ def ranged(types: tuple, start: Size, stop: Size | None, step: Size, dtype: str 
     return {"sizes": Operands(), "y": [n], "cond": [],
             "params": {"start": start, "stop": stop}}
 
+
+#: The most values a bool arange has: NumPy raises TypeError past it ("arange() is only
+#: supported for booleans when the result has at most length 2"); linspace has no such rule.
+_BOOL_MOST = 2
 
 #: What a step that is a size gives where it is negative (its form shows it positive).
 _DOWN = "another length (a negative step counts down from start)"

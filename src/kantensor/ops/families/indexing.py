@@ -28,6 +28,7 @@ from ...syntax.ast import (
     dim_min,
 )
 from ...types.dim import Dim
+from ...types.intervals import nonnegative
 from ..params import ArrayRef, normalize_axis
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
@@ -268,8 +269,9 @@ def sliced(n: DimVar, item: tuple, sizes: SizeNames, clauses: list[Clause],
     ``unknown``, unknown."""
     _, start, stop, step = item
     if isinstance(step, Dim):  # every step-th of the slice's entries: not 0, where NumPy
-        s = sizes.expr(step)  # raises; positive as its form shows, the build's choice
-        clauses += [s.ne(0), chosen(s >= 1, _OTHER_STEP)]
+        s = sizes.expr(step)  # raises (a size's >= 1: the relation's divisor rule says so);
+        # one that may be negative also positive as its form shows, the build's choice
+        clauses += [] if nonnegative(step) else [s.ne(0), chosen(s >= 1, _OTHER_STEP)]
         count = sliced(n, ("slice", start, stop, None), sizes, clauses, flips, unknown)
         return (count + (s - 1)) // s
     if not (isinstance(start, Dim) or isinstance(stop, Dim)):
