@@ -6,11 +6,14 @@ by naming its non-linear parts: a floor quotient ``x//k`` by an int is a variabl
 with ``k*q <= x <= k*q + k - 1``; ``x % k`` is ``x - k*q``; an exact quotient ``x/k`` is
 a ``q`` with ``x == k*q``; ``min``/``max`` are split into cases (each argument the least,
 or greatest, in turn) or, past :data:`MAX_CASES`, bounded on one side; a product of
-atoms or a quotient by a size is a variable bounded by interval arithmetic.
-:func:`proves` then refutes the negated goal with Fourier–Motzkin elimination, rounding
-each derived inequality to integers (``2*t <= 1`` is ``t <= 0``), within
-:data:`MAX_INEQUALITIES`. The answer is sound: ``True`` only when the goal holds at
-every integer point of the facts; otherwise it is not proven (never guessed).
+atoms or a quotient by a size is a variable bounded by interval arithmetic, and by the
+facts where they show its numerator ``>= 0`` (``(K + N - 1)//K`` under ``K >= 1``);
+``k*(x//k)`` is ``x - x % k`` and, the other way, ``x - x % k`` divided by ``k`` is
+``x//k`` and leaves 0 (all undefined at ``k == 0``). :func:`proves` then refutes the
+negated goal with Fourier–Motzkin elimination (:mod:`.intelim`), rounding each derived
+inequality to integers (``2*t <= 1`` is ``t <= 0``), within :data:`MAX_INEQUALITIES`.
+The answer is sound: ``True`` only when the goal holds at every integer point of the
+facts; otherwise it is not proven (never guessed).
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class _System:
         self.eqs: list[Linear] = []  # form == 0
         self._aux = itertools.count()
         self.signless: list[tuple[Opaque, Linear]] = []  # (see settle)
+        self.unsigned: list[tuple[Opaque, Linear]] = []  # (a numerator's sign: settle)
 
     def form(self, x: Any) -> Linear:
         """The linear form of a canonical size (int, or anything with ``_terms``)."""
@@ -98,6 +102,9 @@ class _System:
                 self.ineqs.append(add(x, q, -k))  # x - k*q >= 0
                 self.ineqs.append(add(scale(add(x, q, -k), -1), ({}, k - 1)))
             form = q if op != "%" else add(x, q, -k)
+        elif (chunks := _chunks(a)) is not None:  # c*(y % k) - c*y is -c*k*(y//k)
+            y, c = chunks
+            form = ({}, 0) if op == "%" else scale(self.form(y // a.args[1]), -c)
         else:  # a quotient or remainder by a size: bounded only
             form = self._by_size(a)
         self.forms[a] = form
@@ -139,6 +146,11 @@ class _System:
             elif a.op == "%" and self._implied(scale(den, -1), 0):
                 self.ineqs.append(scale(v, -1))  # den + 1 <= r <= 0
                 self.ineqs.append(add(add(v, den, -1), ({}, -1)))
+        while self.unsigned:  # a numerator the facts show >= 0 (K + N - 1 under K >= 1)
+            a, v = self.unsigned.pop()
+            num = self.form(a.args[0])
+            if infeasible([*self.ineqs, add(scale(num, -1), ({}, -1))], self.eqs) is True:
+                self.ineqs += [add(num, v, -1)] + ([v] if a.op == "//" else [])
 
     def _implied(self, form: Linear, low: int) -> bool:
         """Whether one constraint (or the form's structure) says ``form >= low``."""
@@ -157,12 +169,16 @@ class _System:
             self.ineqs.append(add(add(self.form(den), v, -1), ({}, -1)))
             if nonneg:
                 self.ineqs.append(add(self.form(num), v, -1))
+            else:
+                self.unsigned.append((a, v))
         elif nonneg:  # num >= 0 divided by a size >= 1: 0 <= q <= num
             self.ineqs.append(v)
             self.ineqs.append(add(self.form(num), v, -1))
         elif (high := interval(num)[1]) is not None and high <= 0:  # num <= 0 by a size
             self.ineqs.append(add(v, self.form(num), -1))  # >= 1: num <= q <= 0 (or -1)
             self.ineqs.append(({("d", a): -1}, -1 if high < 0 else 0))
+        else:
+            self.unsigned.append((a, v))
 
     def product(self, mono: tuple) -> Linear:
         form = self.forms.get(mono)
@@ -361,4 +377,19 @@ def _times_divisor(mono: tuple) -> Opaque | None:
         if isinstance(q, Opaque) and q.op == "//" and not isinstance(q.args[1], int) and \
                 q.args[1]._terms == ((((k, 1),), 1),):
             return q
+    return None
+
+
+def _chunks(a: Opaque) -> tuple[Any, int] | None:
+    """``(y, c)`` if ``a`` divides ``c*(y % k) - c*y`` by ``k`` (``N - N % K``, ``N + (-N) %
+    K``: ``-c*k*(y//k)``, both undefined at ``k == 0``) for ``c`` 1 or -1, else None."""
+    num, k = a.args
+    if isinstance(num, int) or isinstance(k, int):
+        return None
+    for mono, c in num._terms:
+        r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 and c in (1, -1) else None
+        if isinstance(r, Opaque) and r.op == "%" and not isinstance(r.args[0], int) and \
+                not isinstance(r.args[1], int) and r.args[1]._terms == k._terms and \
+                (r.args[0] * -c)._terms == tuple(t for t in num._terms if t[0] is not mono):
+            return r.args[0], c
     return None
