@@ -210,6 +210,41 @@ def test_a_remainder_written_out_is_a_size(source):
     assumed of it that NumPy does not need (``N - K*(N//K) >= 0``, ``min(K*(N//K), N) %
     K == 0`` were): each assumption fails at some N, K in 0..4 where the others hold and
     Python or NumPy raises."""
+    _each_needed(source)
+
+
+#: A stride by a size (``x[::K]``: ``(K + N - 1)//K`` elements) and the whole chunks an
+#: idiom leaves (``N - N % K``, ``N + (-N) % K``: multiples of ``K``).
+CHUNKS = ["lambda x, y: x[::len(y)]",
+          "lambda x, y: x[::len(y)].reshape(-1, 1)",
+          "lambda x, y: x[: len(x) - len(x) % len(y)].reshape(-1, len(y))",
+          "lambda x, y: np.pad(x, (0, -len(x) % len(y))).reshape(-1, len(y))"]
+
+
+@pytest.mark.parametrize("source", CHUNKS)
+def test_a_stride_or_whole_chunks_assume_only_what_numpy_needs(source):
+    """A floor quotient of a numerator ``>= 0`` by a size ``>= 1`` is ``>= 0``
+    (``(K + N - 1)//K >= 0`` under ``K >= 1`` was assumed), and ``N - N % K`` is
+    ``K*(N//K)``, a multiple of ``K`` (``(N - N % K) % K == 0`` was assumed): each
+    assumption left, read by Python as written, is false at some N, K in 0..4 (those
+    held wherever Python could evaluate them)."""
+    fn, result = _judged(source)
+    assert None not in result.type.shape
+    boxes = [{"N": n, "K": k} for n, k in itertools.product(range(5), repeat=2)]
+    for need in result.assumptions:
+        assert any(_python(need, s) is False for s in boxes), need
+
+
+def _python(need, sizes):
+    """``need`` at ``sizes`` as Python evaluates its text (None: a division by 0)."""
+    try:
+        return bool(eval(str(need), {}, dict(sizes)))
+    except ZeroDivisionError:
+        return None
+
+
+def _each_needed(source):
+    """``source`` judged (:func:`_judged`), of a known shape, each assumption needed."""
     fn, result = _judged(source)
     assert None not in result.type.shape
     boxes = [{"N": n, "K": k} for n, k in itertools.product(range(5), repeat=2)]

@@ -81,6 +81,19 @@ CASES = {
     "x[:N mod 0]": [_n("Mod", ["n", "zero"], "q"), _n("Slice", ["x", "z1", "q", "z1"], "y")],
 }
 
+#: a Range of sizes whose length is derived (it was unknown, ``?``): ``max(0,
+#: ceil((limit - start) / delta))`` where delta's sign is known, under its condition
+DERIVED = {
+    "Range(0, 4, D)": [_n("Range", ["zs", "fours", "ds"], "r"), _n("Cast", ["r"], "y", to=F)],
+    "Range(N, 0, -1)": [_n("Range", ["ns", "zs", "mones"], "r"), _n("Cast", ["r"], "y", to=F)],
+    "Range(1, N + 3, D)": CASES["Range(1, N + 3, D)"],
+    "Range(N, 1, -D)": [_n("Neg", ["ds"], "md"), _n("Range", ["ns", "os", "md"], "r"),
+                        _n("Cast", ["r"], "y", to=F)],
+    "Range(D, N, 2)": [_n("Range", ["ds", "ns", "twos"], "r"), _n("Cast", ["r"], "y", to=F)],
+    "Range(N + 3, D, -2)": [_n("Add", ["ns", "three"], "l"),
+                            _n("Range", ["l", "ds", "mtwos"], "r"), _n("Cast", ["r"], "y", to=F)],
+}
+
 #: a literal 0 Range delta or Slice step: onnxruntime refuses the model at every size
 ALWAYS_REFUSED = {
     "Range(0, N, 0)": [_n("Range", ["zs", "ns", "zs"], "r"), _n("Cast", ["r"], "y", to=F)],
@@ -93,7 +106,8 @@ def _model(nodes: list):
             _n("Slice", ["s", "o1", "t1"], "d"), _n("Squeeze", ["n", "z1"], "ns"),
             _n("Squeeze", ["d", "z1"], "ds")]
     inits = [_c("z1", [0]), _c("o1", [1]), _c("t1", [2]), _c("one", [1]), _c("two", [2]),
-             _c("zero", [0]), _c("zs", 0), _c("os", 1), _c("three", 3), _c("three1", [3])]
+             _c("zero", [0]), _c("zs", 0), _c("os", 1), _c("three", 3), _c("three1", [3]),
+             _c("fours", 4), _c("mones", -1), _c("twos", 2), _c("mtwos", -2)]
     graph = helper.make_graph(head + nodes, "g",
                               [helper.make_tensor_value_info("x", F, ["N", "D"])],
                               [helper.make_tensor_value_info("y", F, None)], inits)
@@ -102,7 +116,18 @@ def _model(nodes: list):
 
 @pytest.mark.parametrize("case", CASES)
 def test_a_size_divisor_is_onnxruntimes(case):
-    model = _model(CASES[case])
+    _check(case, CASES[case])
+
+
+@pytest.mark.parametrize("case", DERIVED)
+def test_a_range_of_sizes_has_its_length(case):
+    assert None not in _check(case, DERIVED[case]), case
+
+
+def _check(case: str, nodes: list) -> list:
+    """The output's sizes (None: unknown), each onnxruntime's wherever the contract
+    holds, and the contract's verdict onnxruntime's at N, D in 0..3."""
+    model = _model(nodes)
     shape = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape
     sizes = [d.dim_value if d.HasField("dim_value") else
              kt.TensorType.parse(f"float32[{d.dim_param}]").shape[0] if d.dim_param
@@ -123,7 +148,8 @@ def test_a_size_divisor_is_onnxruntimes(case):
             for size, got in zip(sizes, out[0], strict=True):
                 assert size is None or substitute(size, {"N": n, "D": d}) == got, (
                     case, n, d, sizes, out[0])
-    assert (True in seen or not ran) and (None not in seen or "Slice" in str(CASES[case]))
+    assert (True in seen or not ran) and (None not in seen or "Slice" in str(nodes))
+    return sizes
 
 
 @pytest.mark.parametrize("case", ALWAYS_REFUSED)

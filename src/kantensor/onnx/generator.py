@@ -18,6 +18,7 @@ from ..syntax.ast import DimVar, dim_max
 from ..syntax.errors import TypeInferenceError
 from ..types.dim import Dim
 from ..types.dtypes import COMPLEX, category
+from ..types.intervals import interval
 from ..types.numpy_dtypes import numpy_dtype
 from .dtypes import DTYPES, dtype_of
 from .shared import NotKnown, nonzero_entry, size_entry
@@ -74,20 +75,52 @@ def constant_of_shape(shape: np.ndarray, *sizes: np.ndarray, input_value: Any = 
 def build_range(types: tuple, start_value: Any, limit_value: Any, delta_value: Any,
                 **_: Any) -> dict[str, Any]:
     """Range: max(ceil((limit - start) / delta), 0) elements, from the values when they
-    are known (an int limit may be a size the model names)."""
+    are known (an int limit may be a size the model names). Of ints and sizes whose
+    delta's sign is known (a nonzero int, a size ``D >= 1`` under the delta's condition,
+    ``-D``), ``max(s*(limit - start) + |delta| - 1, 0) // |delta|`` with ``s`` the sign:
+    ``Range(N, 0, -1)`` is ``N``, ``Range(0, 4, D)`` is ``(D + 3)//D``; else unknown."""
     values = [v[0] if v else None for v in (start_value, limit_value, delta_value)]
     start, limit, delta = values
     sizes = SizeNames(tuple(values))
     if all(isinstance(v, int | float) for v in values) and delta != 0:
         return {"sizes": [], "n": max(math.ceil((limit - start) / delta), 0), "fits": []}
-    if all(isinstance(v, int) or isinstance(v, Dim) for v in values) and \
-            isinstance(delta, int) and delta > 0 and isinstance(start, int):
-        lim, shift = sizes.expr(limit), delta - 1 - start
-        shifted = lim + shift if shift >= 0 else lim - (-shift)
-        return {"sizes": sizes.patterns(), "n": dim_max(shifted, 0) // delta, "fits": []}
-    u = DimVar("u")  # (a size delta is not 0: onnxruntime refuses 0)
-    fits = [u >= 0, *nonzero_entry(sizes, delta, "the delta")]
-    return {"sizes": sizes.patterns(), "n": u, "fits": fits}
+    fits = nonzero_entry(sizes, delta, "the delta")  # (onnxruntime refuses 0)
+    sign = _sign(delta) if all(isinstance(v, int | Dim) for v in values) else None
+    if sign is None:
+        u = DimVar("u")
+        return {"sizes": sizes.patterns(), "n": u, "fits": [u >= 0, *fits]}
+    step = sizes.expr(delta if sign > 0 else -delta)
+    ahead, behind = (limit, start) if sign > 0 else (start, limit)
+    count = _difference(sizes, [ahead, step], [behind], -1)
+    return {"sizes": sizes.patterns(), "n": dim_max(count, 0) // step, "fits": fits}
+
+
+def _sign(delta: int | Dim) -> int | None:
+    """1 or -1: the sign of a Range's delta wherever the node runs (a size's as
+    :func:`.shared.nonzero_entry` bounds it); None where it may be either."""
+    if isinstance(delta, int):
+        return 1 if delta > 0 else -1
+    low, high = interval(delta)
+    return 1 if low is not None and low >= 0 else \
+        -1 if high is not None and high <= 0 else None
+
+
+def _difference(sizes: SizeNames, plus: list, minus: list, const: int) -> Any:
+    """``sum(plus) - sum(minus) + const`` over ints, sizes and dim expressions as a dim
+    expression, its ints gathered into one (a dim expression holds no negative
+    literal)."""
+    total: Any = None
+    for entry, factor in [*((e, 1) for e in plus), *((e, -1) for e in minus)]:
+        if isinstance(entry, int):
+            const += factor * entry
+            continue
+        expr = sizes.expr(entry) if isinstance(entry, Dim) else entry
+        total = expr if total is None and factor > 0 else \
+            (0 if total is None else total) + expr if factor > 0 else \
+            (0 if total is None else total) - expr
+    if total is None:
+        return const
+    return total + const if const > 0 else total - (-const) if const < 0 else total
 
 
 def range_(start: np.ndarray, limit: np.ndarray, delta: np.ndarray, *sizes: np.ndarray,

@@ -6,22 +6,26 @@ by naming its non-linear parts: a floor quotient ``x//k`` by an int is a variabl
 with ``k*q <= x <= k*q + k - 1``; ``x % k`` is ``x - k*q``; an exact quotient ``x/k`` is
 a ``q`` with ``x == k*q``; ``min``/``max`` are split into cases (each argument the least,
 or greatest, in turn) or, past :data:`MAX_CASES`, bounded on one side; a product of
-atoms or a quotient by a size is a variable bounded by interval arithmetic.
-:func:`proves` then refutes the negated goal with Fourier–Motzkin elimination, rounding
-each derived inequality to integers (``2*t <= 1`` is ``t <= 0``), within
-:data:`MAX_INEQUALITIES`. The answer is sound: ``True`` only when the goal holds at
-every integer point of the facts; otherwise it is not proven (never guessed).
+atoms or a quotient by a size is a variable bounded by interval arithmetic, and by the
+facts where they show its numerator ``>= 0`` (``(K + N - 1)//K`` under ``K >= 1``);
+``k*(x//k)`` is ``x - x % k`` and, the other way, ``x - x % k`` divided by ``k`` is
+``x//k`` and leaves 0 (all undefined at ``k == 0``). :func:`proves` then refutes the
+negated goal with Fourier–Motzkin elimination (:mod:`.intelim`), rounding each derived
+inequality to integers (``2*t <= 1`` is ``t <= 0``), within :data:`MAX_INEQUALITIES`.
+The answer is sound: ``True`` only when the goal holds at every integer point of the
+facts; otherwise it is not proven (never guessed).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable
 from functools import lru_cache
 from typing import Any, Final
 
 from . import monotone
+from .intelim import MAX_INEQUALITIES, Linear, add, infeasible, scale
 from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, power_interval
 from .onesize import over_one_size
 from .poly import Opaque
@@ -31,13 +35,9 @@ __all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bou
 
 #: The most combinations of min/max cases a proof splits into (then bounded one-sided).
 MAX_CASES: Final = 64
-#: The most inequalities an elimination may hold at once before it gives up.
-MAX_INEQUALITIES: Final = 400
 #: The most terms the sides of a question may have in all (past it: not proven, at once).
 MAX_QUESTION_TERMS: Final = 64
 
-#: ``({variable: coefficient}, constant)``: a linear form over variables.
-Linear = tuple[dict, int]
 #: A goal or a fact: ``(form, op)`` with op ``">="`` (form >= 0) or ``"=="`` (form == 0).
 Relation = tuple[Linear, str]
 
@@ -45,21 +45,6 @@ Relation = tuple[Linear, str]
 def _terms(x: Any) -> tuple | int:
     """The canonical terms of a size (an int is a constant)."""
     return x if isinstance(x, int) else x._terms
-
-
-def _add(a: Linear, b: Linear, k: int = 1) -> Linear:
-    coeffs = dict(a[0])
-    for v, c in b[0].items():
-        n = coeffs.get(v, 0) + k * c
-        if n:
-            coeffs[v] = n
-        else:
-            coeffs.pop(v, None)
-    return coeffs, a[1] + k * b[1]
-
-
-def _scale(a: Linear, k: int) -> Linear:
-    return {v: k * c for v, c in a[0].items()}, k * a[1]
 
 
 class _System:
@@ -72,6 +57,7 @@ class _System:
         self.eqs: list[Linear] = []  # form == 0
         self._aux = itertools.count()
         self.signless: list[tuple[Opaque, Linear]] = []  # (see settle)
+        self.unsigned: list[tuple[Opaque, Linear]] = []  # (a numerator's sign: settle)
 
     def form(self, x: Any) -> Linear:
         """The linear form of a canonical size (int, or anything with ``_terms``)."""
@@ -81,11 +67,11 @@ class _System:
         total: Linear = ({}, 0)
         for mono, c in terms:
             if not mono:
-                total = _add(total, ({}, c))
+                total = add(total, ({}, c))
             elif len(mono) == 1 and mono[0][1] == 1:
-                total = _add(total, self.atom(mono[0][0]), c)
+                total = add(total, self.atom(mono[0][0]), c)
             else:
-                total = _add(total, self.product(mono), c)
+                total = add(total, self.product(mono), c)
         return total
 
     def _variable(self, key: Any, low: int | None = 0, high: int | None = None) -> Linear:
@@ -111,11 +97,14 @@ class _System:
             x, k = self.form(args[0]), args[1]
             q = ({("q", a): 1}, 0)
             if op == "/":
-                self.eqs.append(_add(x, q, -k))
+                self.eqs.append(add(x, q, -k))
             else:
-                self.ineqs.append(_add(x, q, -k))  # x - k*q >= 0
-                self.ineqs.append(_add(_scale(_add(x, q, -k), -1), ({}, k - 1)))
-            form = q if op != "%" else _add(x, q, -k)
+                self.ineqs.append(add(x, q, -k))  # x - k*q >= 0
+                self.ineqs.append(add(scale(add(x, q, -k), -1), ({}, k - 1)))
+            form = q if op != "%" else add(x, q, -k)
+        elif (chunks := _chunks(a)) is not None:  # c*(y % k) - c*y is -c*k*(y//k)
+            y, c = chunks
+            form = ({}, 0) if op == "%" else scale(self.form(y // a.args[1]), -c)
         else:  # a quotient or remainder by a size: bounded only
             form = self._by_size(a)
         self.forms[a] = form
@@ -127,13 +116,13 @@ class _System:
         if i is not None:  # this case: argument i is the least (min) or greatest (max)
             for j, other in enumerate(args):
                 if j != i:
-                    diff = _add(other, args[i], -1)  # other - chosen
-                    self.ineqs.append(diff if a.op == "min" else _scale(diff, -1))
+                    diff = add(other, args[i], -1)  # other - chosen
+                    self.ineqs.append(diff if a.op == "min" else scale(diff, -1))
             return args[i]
         m = ({("m", a): 1}, 0)  # one-sided: m <= every argument (min), >= (max)
         for g in args:
-            diff = _add(g, m, -1)
-            self.ineqs.append(diff if a.op == "min" else _scale(diff, -1))
+            diff = add(g, m, -1)
+            self.ineqs.append(diff if a.op == "min" else scale(diff, -1))
         return m
 
     def _by_size(self, a: Opaque) -> Linear:
@@ -154,9 +143,14 @@ class _System:
             den = self.form(a.args[1])
             if self._implied(den, 1):
                 self._positive(a, v)
-            elif a.op == "%" and self._implied(_scale(den, -1), 0):
-                self.ineqs.append(_scale(v, -1))  # den + 1 <= r <= 0
-                self.ineqs.append(_add(_add(v, den, -1), ({}, -1)))
+            elif a.op == "%" and self._implied(scale(den, -1), 0):
+                self.ineqs.append(scale(v, -1))  # den + 1 <= r <= 0
+                self.ineqs.append(add(add(v, den, -1), ({}, -1)))
+        while self.unsigned:  # a numerator the facts show >= 0 (K + N - 1 under K >= 1)
+            a, v = self.unsigned.pop()
+            num = self.form(a.args[0])
+            if infeasible([*self.ineqs, add(scale(num, -1), ({}, -1))], self.eqs) is True:
+                self.ineqs += [add(num, v, -1)] + ([v] if a.op == "//" else [])
 
     def _implied(self, form: Linear, low: int) -> bool:
         """Whether one constraint (or the form's structure) says ``form >= low``."""
@@ -172,15 +166,19 @@ class _System:
         nonneg = nonnegative(num)
         if a.op == "%":  # 0 <= r <= den - 1 and, for num >= 0, r <= num
             self.ineqs.append(v)
-            self.ineqs.append(_add(_add(self.form(den), v, -1), ({}, -1)))
+            self.ineqs.append(add(add(self.form(den), v, -1), ({}, -1)))
             if nonneg:
-                self.ineqs.append(_add(self.form(num), v, -1))
+                self.ineqs.append(add(self.form(num), v, -1))
+            else:
+                self.unsigned.append((a, v))
         elif nonneg:  # num >= 0 divided by a size >= 1: 0 <= q <= num
             self.ineqs.append(v)
-            self.ineqs.append(_add(self.form(num), v, -1))
+            self.ineqs.append(add(self.form(num), v, -1))
         elif (high := interval(num)[1]) is not None and high <= 0:  # num <= 0 by a size
-            self.ineqs.append(_add(v, self.form(num), -1))  # >= 1: num <= q <= 0 (or -1)
+            self.ineqs.append(add(v, self.form(num), -1))  # >= 1: num <= q <= 0 (or -1)
             self.ineqs.append(({("d", a): -1}, -1 if high < 0 else 0))
+        else:
+            self.unsigned.append((a, v))
 
     def product(self, mono: tuple) -> Linear:
         form = self.forms.get(mono)
@@ -189,7 +187,7 @@ class _System:
         q = _times_divisor(mono)
         if q is not None:  # k*(x//k) is x - x % k (both undefined at k == 0)
             x, k = q.args
-            return self._remember(mono, _add(self.form(x), self.form(x % k), -1))
+            return self._remember(mono, add(self.form(x), self.form(x % k), -1))
         low, high = 1, 1
         for atom, p in mono:
             lo, hi = self._interval(atom)
@@ -210,133 +208,18 @@ class _System:
     def relation(self, left: Any, op: str, right: Any) -> list[Relation] | None:
         """``left op right`` as relations over this system's variables (None: ``!=``,
         which is no conjunction of them)."""
-        d = _add(self.form(left), self.form(right), -1)
+        d = add(self.form(left), self.form(right), -1)
         if op == "==":
             return [(d, "==")]
         if op == ">=":
             return [(d, ">=")]
         if op == ">":
-            return [(_add(d, ({}, -1)), ">=")]
+            return [(add(d, ({}, -1)), ">=")]
         if op == "<=":
-            return [(_scale(d, -1), ">=")]
+            return [(scale(d, -1), ">=")]
         if op == "<":
-            return [(_add(_scale(d, -1), ({}, -1)), ">=")]
+            return [(add(scale(d, -1), ({}, -1)), ">=")]
         return None
-
-
-# -- Fourier–Motzkin ----------------------------------------------------------------------
-def _normal(form: Linear) -> tuple | bool:
-    """``form >= 0`` in integer normal form (coefficients divided by their gcd, the
-    constant rounded down): a hashable ``(items, constant)``; True/False if constant."""
-    coeffs, const = form
-    items = [(v, c) for v, c in coeffs.items() if c]
-    if not items:
-        return const >= 0
-    g = math.gcd(*(c for _, c in items))
-    if g > 1:
-        items = [(v, c // g) for v, c in items]
-        const = const // g  # floor: sum(a*v) >= ceil(-c/g)
-    items.sort(key=lambda vc: _key(vc[0]))
-    return tuple(items), const
-
-
-def _key(v: Any) -> str:
-    return repr(v) if not isinstance(v, str) else v
-
-
-def _infeasible(ineqs: Iterable[Linear], eqs: Sequence[Linear], keep: Any = None
-                ) -> bool | dict[tuple, int]:
-    """Whether no integer point meets every ``form >= 0`` and ``form == 0``: True only
-    when proven (elimination ran out of room: False). With ``keep``, every other
-    variable is eliminated and the inequalities left over ``keep`` are returned (True
-    if infeasible, False if out of room)."""
-    ineqs = list(ineqs)
-    eqs = list(eqs)
-    while eqs:  # substitute an equation solved for a variable of coefficient +-1
-        e = eqs.pop()
-        coeffs, const = e
-        if not coeffs:
-            if const:
-                return True
-            continue
-        g = math.gcd(*coeffs.values())
-        if const % g:
-            return True  # no integer solution (2*x == 1)
-        unit = next((v for v, c in coeffs.items() if abs(c) == 1 and v != keep), None)
-        if unit is None:
-            ineqs += [e, _scale(e, -1)]
-            continue
-        c = coeffs[unit]
-        rest = ({v: -k * c for v, k in coeffs.items() if v != unit}, -const * c)  # unit =
-        eqs = [_substitute(x, unit, rest) for x in eqs]
-        ineqs = [_substitute(x, unit, rest) for x in ineqs]
-    system: dict[tuple, int] = {}
-    for form in ineqs:
-        n = _normal(form)
-        if n is False:
-            return True
-        if n is True:
-            continue
-        items, const = n
-        if items not in system or const < system[items]:
-            system[items] = const
-    return _eliminate(system, keep)
-
-
-def _substitute(form: Linear, v: Any, value: Linear) -> Linear:
-    c = form[0].get(v)
-    if not c:
-        return form
-    coeffs = dict(form[0])
-    del coeffs[v]
-    return _add((coeffs, form[1]), value, c)
-
-
-def _eliminate(system: dict[tuple, int], keep: Any = None) -> bool | dict[tuple, int]:
-    while True:
-        variables: dict[Any, list[int]] = {}  # [lower, upper, any lower > 1, upper < -1]
-        for items in system:
-            for v, c in items:
-                signs = variables.setdefault(v, [0, 0, 0, 0])
-                signs[c < 0] += 1
-                signs[2 + (c < 0)] |= abs(c) > 1
-        variables.pop(keep, None)
-        if not variables:
-            return system if keep is not None else False  # nothing left: feasible
-        # a variable bounded on one side only: its inequalities can always be met
-        free = {v for v, (pos, neg, _, _) in variables.items() if not pos or not neg}
-        if free:
-            system = {items: c for items, c in system.items()
-                      if not any(v in free for v, _ in items)}
-            continue
-        # exact eliminations first (every lower bound's coefficient 1, or every upper
-        # bound's -1: no integer point lost; 3*q <= m - n - 1 beside m - 2 <= 3*q, taken
-        # first, would keep only n <= 1 and lose that q has no integer value there)
-        v = min(variables, key=lambda x: (variables[x][2] and variables[x][3],
-                                          variables[x][0] * variables[x][1], _key(x)))
-        lower, upper, rest = [], [], {}
-        for items, const in system.items():
-            c = dict(items).get(v, 0)
-            if c > 0:
-                lower.append((dict(items), const))
-            elif c < 0:
-                upper.append((dict(items), const))
-            else:
-                rest[items] = const
-        if len(rest) + len(lower) * len(upper) > MAX_INEQUALITIES:
-            return False
-        for lo in lower:
-            for up in upper:
-                a, b = lo[0][v], -up[0][v]
-                n = _normal(_add(_scale(lo, b), _scale(up, a)))
-                if n is False:
-                    return True
-                if n is True:
-                    continue
-                items, const = n
-                if items not in rest or const < rest[items]:
-                    rest[items] = const
-        system = rest
 
 
 # -- the entry point ----------------------------------------------------------------------
@@ -401,7 +284,7 @@ def _eliminates(facts: tuple, goal: tuple, sides: list) -> bool:
         system.settle()
         for negation in negations:  # every way the goal fails must be impossible
             ineqs = system.ineqs + [negation]
-            if not _infeasible(ineqs, system.eqs):
+            if not infeasible(ineqs, system.eqs):
                 return False
     return True
 
@@ -427,10 +310,10 @@ def order(diff: Any) -> int | None:
 
 def _negated(system: _System, left: Any, op: str, right: Any) -> list[Linear] | None:
     """The ways ``left op right`` fails, each one ``form >= 0``."""
-    d = _add(system.form(left), system.form(right), -1)
-    below = _add(_scale(d, -1), ({}, -1))  # d <= -1
-    above = _add(d, ({}, -1))  # d >= 1
-    return {"==": [below, above], ">=": [below], ">": [_scale(d, -1)], "<=": [above],
+    d = add(system.form(left), system.form(right), -1)
+    below = add(scale(d, -1), ({}, -1))  # d <= -1
+    above = add(d, ({}, -1))  # d >= 1
+    return {"==": [below, above], ">=": [below], ">": [scale(d, -1)], "<=": [above],
             "<": [d]}.get(op)
 
 
@@ -451,12 +334,12 @@ def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None,
     for choice in _cases(_extremes(sides)):
         system = _System(choice)
         target = ("bound",)
-        system.eqs.append(_add(system.form(x), ({target: 1}, 0), -1))
+        system.eqs.append(add(system.form(x), ({target: 1}, 0), -1))
         for fact in facts:
             for form, kind in system.relation(*fact) or ():
                 (system.eqs if kind == "==" else system.ineqs).append(form)
         system.settle()
-        left = _infeasible(system.ineqs, system.eqs, keep=target)
+        left = infeasible(system.ineqs, system.eqs, keep=target)
         if left is True:
             continue  # this case cannot happen
         seen = True
@@ -494,4 +377,19 @@ def _times_divisor(mono: tuple) -> Opaque | None:
         if isinstance(q, Opaque) and q.op == "//" and not isinstance(q.args[1], int) and \
                 q.args[1]._terms == ((((k, 1),), 1),):
             return q
+    return None
+
+
+def _chunks(a: Opaque) -> tuple[Any, int] | None:
+    """``(y, c)`` if ``a`` divides ``c*(y % k) - c*y`` by ``k`` (``N - N % K``, ``N + (-N) %
+    K``: ``-c*k*(y//k)``, both undefined at ``k == 0``) for ``c`` 1 or -1, else None."""
+    num, k = a.args
+    if isinstance(num, int) or isinstance(k, int):
+        return None
+    for mono, c in num._terms:
+        r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 and c in (1, -1) else None
+        if isinstance(r, Opaque) and r.op == "%" and not isinstance(r.args[0], int) and \
+                not isinstance(r.args[1], int) and r.args[1]._terms == k._terms and \
+                (r.args[0] * -c)._terms == tuple(t for t in num._terms if t[0] is not mono):
+            return r.args[0], c
     return None
