@@ -48,7 +48,7 @@ def test_split_without_sizes_runs_and_folds_as_onnxruntime(opset, values, output
         got = kt.function(inputs, outs)(x)
         typed = infer_shapes(model)
     assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    for g, e in zip(got, expected, strict=True):
         np.testing.assert_array_equal(np.asarray(g), e)
     shape = [d.dim_value if d.HasField("dim_value") else None
              for d in typed.graph.output[0].type.tensor_type.shape.dim]
