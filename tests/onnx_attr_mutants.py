@@ -437,10 +437,11 @@ def named(model: onnx.ModelProto) -> set[str]:
 
 def accepted(model: onnx.ModelProto, candidates: dict[str, list[int]],
              rng: random.Random, want: int = 3, tries: int = 12,
-             keep: Callable[[dict[str, int]], bool] | None = None) -> list[dict[str, int]]:
+             keep: Callable[[dict[str, int]], bool] | None = None,
+             refused: list[dict[str, int]] | None = None) -> list[dict[str, int]]:
     """Up to ``want`` assignments of the names the inputs have, every name differing
     between any two, each one onnxruntime runs the model at (its refusals and crashes
-    dropped) and ``keep`` keeps."""
+    dropped, and appended to ``refused`` when given) and ``keep`` keeps."""
     out: list[dict[str, int]] = []
     probe = sj.with_every_value(model, sj.values_of(model))
     candidates = {n: v for n, v in candidates.items() if n in named(model)}
@@ -458,4 +459,6 @@ def accepted(model: onnx.ModelProto, candidates: dict[str, list[int]],
         got = ortrun.run(probe, sj.concrete_inputs(model, sizes))
         if not isinstance(got, ortrun.Refusal):
             out.append(sizes)
+        elif refused is not None:
+            refused.append(sizes)
     return out

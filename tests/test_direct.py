@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 import sizing
+from kantensor.onnx.shared import NotKnown
 from kantensor.ops.catalogue import _as_given, load_all
 from kantensor.ops.family import OpFamily
 from kantensor.signature.direct import direct_build
@@ -528,7 +529,8 @@ def test_conv_sizes_over_a_named_size_are_the_spec_formula(auto_pad):
     window that keeps its size is ``n`` itself, a floor plus one the floor of the sum)
     is ONNX's formula at every ``n`` from 1 to 30 where the build's conditions hold, and
     gives no position (< 1) where they fail; with the kernel as the weight's axis, at
-    every kernel size 1 to 3 too."""
+    every kernel size 1 to 3 too. A dilated SAME Conv, which onnxruntime refuses, is
+    left untyped."""
     from kantensor.onnx.registry import lookup
     conv = lookup("Conv", "", 18, "conv").op
     k = Dim("k")
@@ -541,6 +543,12 @@ def test_conv_sizes_over_a_named_size_are_the_spec_formula(auto_pad):
                            auto_pad=auto_pad)
             types = (kt.TensorType("float32", (M, 3, N)),
                      kt.TensorType("float32", (5, 3, kernel if stated else k)))
+            if auto_pad.startswith("SAME") and dilation != 1:
+                # onnxruntime refuses it at every size: left untyped
+                # (tests/test_onnx_conv_same.py)
+                with pytest.raises(NotKnown):
+                    op.signature_for(types)
+                continue
             sig, _ = op.signature_for(types)
             out, conditions = direct_build(sig, types, (False, False), EMPTY)
             size = out[0].shape[2]

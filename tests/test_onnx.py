@@ -123,11 +123,13 @@ def test_unsupported_op_names_node_type_domain_opset_and_where_to_read_more():
 
 
 def test_an_opset_outside_the_entries_is_refused_clearly():
-    m = model([helper.make_node("Softmax", ["x"], ["y"], name="sm")],
-              [helper.make_tensor_value_info("x", F, [2, 3])],
-              [helper.make_tensor_value_info("y", F, None)], opset=11)
-    with pytest.raises(UnsupportedOp, match="'sm': Softmax .*opset 11.* supported in "
-                                            "opsets 13 to the newest only"):
+    # (SoftmaxCrossEntropyLoss is in ONNX since opset 12, its entries since 13)
+    m = model([helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], name="sm")],
+              [helper.make_tensor_value_info("x", F, [2, 3]),
+               helper.make_tensor_value_info("t", TensorProto.INT64, [2])],
+              [helper.make_tensor_value_info("y", F, None)], opset=12)
+    with pytest.raises(UnsupportedOp, match="'sm': SoftmaxCrossEntropyLoss .*opset 12.* "
+                                            "supported in opsets 13 to the newest only"):
         from_onnx(m)
 
 

@@ -17,22 +17,21 @@ from ...types.dim import Dim
 
 @reads_ranks
 def build_same_axis(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
-    """One axis of the input (Softmax, Hardmax, CumSum's attribute form): resolved."""
+    """One axis of the input (Softmax, LogSoftmax, Hardmax): resolved. A rank-0 input
+    has no axis, so no relation of that rank (onnx's inference, which onnxruntime runs,
+    refuses "Input rank must be >= 1")."""
     x = types[0]
-    return {"x": dims("a", x.ndim), "params": {"axis": normalize_axis(axis, max(x.ndim, 1))
-                                              if x.ndim else 0}}
+    if x.ndim == 0:
+        raise ParamError("the input has rank 0: it must have at least one axis")
+    return {"x": dims("a", x.ndim), "params": {"axis": normalize_axis(axis, x.ndim)}}
 
 
 def softmax(x: np.ndarray, *, axis: int) -> np.ndarray:
-    if x.ndim == 0:
-        return np.ones_like(x)
     e = np.exp(x - x.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
 
 def log_softmax(x: np.ndarray, *, axis: int) -> np.ndarray:
-    if x.ndim == 0:
-        return np.zeros_like(x)
     s = x - x.max(axis=axis, keepdims=True)
     return s - np.log(np.exp(s).sum(axis=axis, keepdims=True))
 

@@ -106,6 +106,12 @@ class _Windows:
         strides = strides or (1,) * k
         dilations = dilations or (1,) * k
         pads = pads or (0,) * (2 * k)
+        if conv and auto_pad.startswith("SAME") and any(v != 1 for v in dilations):
+            # onnxruntime refuses this Conv at every size ("Dilation not supported for
+            # AutoPadType::SAME_UPPER or AutoPadType::SAME_LOWER"), the spec computes it:
+            # the node is left untyped, its contract undecided (docs/onnx.rst)
+            raise NotKnown(f"a Conv padded {auto_pad} with dilations {tuple(dilations)}: "
+                           "onnxruntime refuses it, the spec computes it")
         out = []
         unknown = dims("u", k)
         for i in range(k):

@@ -7,6 +7,7 @@ axis, asymmetric coordinates."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -15,6 +16,7 @@ from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, groups, signed, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, dim_max, dim_min
+from ..shared import NotKnown
 
 
 def scaled_size(n: int, scale: float) -> int:
@@ -73,10 +75,32 @@ def _aspect(picked: list[int], values: list[int], x: Any, a: list[DimVar],
 @builder
 def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any = None,
           axes: tuple | None = None, keep_aspect_ratio_policy: str = "stretch",
-          **_: Any) -> dict[str, Any]:
+          coordinate_transformation_mode: str = "half_pixel", mode: str = "nearest",
+          antialias: int = 0, **_: Any) -> dict[str, Any]:
+    """Resize: the output sizes from ``sizes``, else from ``scales``. A non-empty
+    ``scales`` with a ``sizes`` input (even an empty one) is refused, as onnxruntime
+    does ("Only one of scales or sizes must be provided"; the spec: only one of them),
+    and so are both empty or omitted, and ``tf_crop_and_resize`` with an empty
+    ``roi`` (onnxruntime: "size of roi array should be 2 * N"). A linear or cubic
+    Resize onnxruntime's kernel refuses (:func:`onnxruntime_interpolates`) where the spec
+    computes it is left untyped."""
     x = types[0]
     a = dims("a", x.ndim)
     picked = [normalize_axis(ax, x.ndim) for ax in axes] if axes else list(range(x.ndim))
+    no_scales = 2 not in given or (scales_value is not None and len(scales_value) == 0)
+    no_sizes = 3 not in given or (sizes_value is not None and len(sizes_value) == 0)
+    if scales_value and 3 in given:  # (onnxruntime refuses an empty sizes too)
+        raise ParamError("a non-empty scales leaves no place for a sizes input")
+    if no_scales and no_sizes:
+        raise ParamError("Resize needs non-empty scales or sizes")
+    if coordinate_transformation_mode == "tf_crop_and_resize" and picked and _empty_roi(
+            types, given):
+        raise ParamError("tf_crop_and_resize needs a roi of 2 entries per resized axis")
+    scales = _scales(x, picked, None if no_scales else scales_value,
+                     None if no_sizes else sizes_value, keep_aspect_ratio_policy)
+    if onnxruntime_interpolates(x.ndim, scales, mode, antialias) is False:
+        raise NotKnown(f"onnxruntime's kernel refuses a {mode} Resize of rank {x.ndim} "
+                       "by these scales, the spec computes it")
     out: list[DimExpr] = list(a)
     clauses: list[Clause] = []
     sizes = SizeNames(sizes_value)
@@ -85,7 +109,7 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         out[ax] = DimVar(f"u{ax}")
         clauses.append(out[ax] >= 0)
 
-    if 3 in given:
+    if not no_sizes:
         values = sizes_value
         if values is None or len(values) != len(picked):
             for ax in picked:
@@ -124,6 +148,77 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         places = list(range(1, 1 + more))
     rest = [typed(g.dims, _DTYPES[k]) for g, k in zip(groups("r", more), places, strict=True)]
     return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}
+
+
+def _scales(x: Any, picked: list[int], scales_value: Any, sizes_value: Any,
+            policy: str) -> list[Fraction | None]:
+    """The scale onnxruntime's kernel applies on each axis (None: not known): the
+    ``scales`` given, else each size over the input's (1 on an empty axis), under an
+    aspect-ratio policy their min (``not_larger``) or max (``not_smaller``) on every
+    picked axis; 1 on an axis not picked."""
+    out: list[Fraction | None] = [Fraction(1)] * x.ndim
+    values = scales_value if scales_value is not None else sizes_value
+    if values is None or len(values) != len(picked):
+        return [None] * x.ndim
+    ratios: list[Fraction | None] = []
+    for ax, v in zip(picked, values, strict=True):
+        n = x.shape[ax]
+        if not isinstance(v, (int, float)):  # (not known, or a size named, not a number)
+            ratios.append(None)
+        elif scales_value is not None:
+            ratios.append(Fraction(float(v)))
+        elif isinstance(n, int) and isinstance(v, int):
+            ratios.append(Fraction(1) if n == 0 else Fraction(int(v), n))
+        else:
+            ratios.append(None)
+    if scales_value is None and policy != "stretch":
+        known = None if None in ratios else (min if policy == "not_larger" else max)(ratios)
+        ratios = [known] * len(picked)
+    for ax, r in zip(picked, ratios, strict=True):
+        out[ax] = r
+    return out
+
+
+def onnxruntime_interpolates(rank: int, scales: list[Fraction | None], mode: str,
+                             antialias: int) -> bool | None:
+    """Whether onnxruntime's kernel (``UpsampleBase::ScalesValidation``) runs a linear or
+    cubic Resize of this rank by these scales (None: a scale it reads is not known).
+    Linear: rank 2 or 3, rank 4 with the outermost scale 1 and the next or the innermost
+    1, rank 5 with the two outermost 1. Cubic: rank 2, rank 4 with the two outermost 1,
+    or the outermost and innermost 1 with antialias or the other two at least 1."""
+    def one(i: int) -> bool | None:
+        return None if scales[i] is None else scales[i] == 1
+
+    def both(p: bool | None, q: bool | None) -> bool | None:
+        return False if False in (p, q) else None if None in (p, q) else True
+
+    def either(p: bool | None, q: bool | None) -> bool | None:
+        return True if True in (p, q) else None if None in (p, q) else False
+
+    if mode == "linear":
+        if rank in (2, 3):
+            return True
+        if rank == 4:
+            return both(one(0), either(one(1), one(3)))
+        return both(one(0), one(1)) if rank == 5 else False
+    if mode == "cubic":
+        if rank == 2:
+            return True
+        if rank != 4:
+            return False
+        at_least = [None if v is None else v >= 1 for v in scales[1:3]]
+        rest = True if antialias else both(*at_least)
+        return either(both(one(0), one(1)), both(both(one(0), one(3)), rest))
+    return True
+
+
+def _empty_roi(types: tuple, given: tuple) -> bool:
+    """Whether the ``roi`` input is given and known empty (its type's one axis 0); an
+    omitted one onnxruntime reads as the whole input."""
+    if 1 not in given:
+        return False
+    roi = types[1 + [k for k in given if k > 0].index(1)]
+    return roi.ndim == 1 and roi.shape[0] == 0
 
 
 #: The dtype variable of each input after X by its place (roi, scales, sizes): the

@@ -284,9 +284,11 @@ def build_split_attribute(types: tuple, axis: int, outputs: int, split: Any = No
 
 def split_attribute(x: np.ndarray, *, axis: int, outputs: int, split: Any = None,
                     **_: Any) -> tuple:
-    """Split before opset 13 (the sizes an attribute)."""
+    """Split before opset 13 (the sizes an attribute, else equal parts). The keyword
+    ``split`` is the attribute's name, so the module's :func:`split` is reached through
+    :func:`_split_equal`."""
     if split is None:
-        return split(x, axis=axis, outputs=outputs)
+        return _split_equal(x, axis, outputs)
     sizes = [split] if isinstance(split, int) else list(split)
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis % x.ndim))
 
@@ -326,12 +328,18 @@ def _split(types: tuple, axis: int, outputs: int, split_value: Any, given: tuple
 
 
 def split(x: np.ndarray, *rest: np.ndarray, axis: int, outputs: int, **_: Any) -> tuple:
+    """Split by the sizes of the ``split`` input, else in ONNX's chunks."""
     if rest:
         sizes = [int(v) for v in np.asarray(rest[0]).tolist()]
-    else:
-        d = x.shape[axis]
-        chunk = -(-d // outputs)
-        sizes = [chunk] * (outputs - 1) + [d - (outputs - 1) * chunk]
+        return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+    return _split_equal(x, axis, outputs)
+
+
+def _split_equal(x: np.ndarray, axis: int, outputs: int) -> tuple:
+    """ONNX's chunks of ceil(size/outputs), the last one what is left."""
+    d = x.shape[axis]
+    chunk = -(-d // outputs)
+    sizes = [chunk] * (outputs - 1) + [d - (outputs - 1) * chunk]
     return tuple(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
 
 
