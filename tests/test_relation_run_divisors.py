@@ -62,3 +62,36 @@ def test_run_grounds_the_output_to_exactly_the_sizes_some_input_gives(text, fn, 
         if shape is not None and set(shape) <= set(OUT_SIZES):
             given.add(shape)
     assert found == given, (text, sizes, found - given, given - found)
+
+
+#: sizes that divide by a size inside a sum or another quotient, over one size (a name,
+#: an open variable): from some size on each quotient is 0 and each remainder its
+#: dividend, and below it the sizes are few (judged over ONE, wider than every size a
+#: grounding in OUT_SIZES needs here: 100//b == 1 needs b in 51..100)
+ONE = range(120)
+ONE_CASES = [
+    ("(n),(m)->(n//m + n%m)", lambda n, m: (n // m + n % m,)),
+    ("(n),(m)->(n//m//m)", lambda n, m: (n // m // m,)),
+    ("(n),(m)->(m//(n+1))", lambda n, m: (m // (n + 1),)),
+    ("(n),(m)->(n*n//m)", lambda n, m: (n * n // m,)),
+    ("(n),(m)->((2*n+1)%m)", lambda n, m: ((2 * n + 1) % m,)),
+    ("(n),(m)->(n//(2*m) + 1)", lambda n, m: (n // (2 * m) + 1,)),
+]
+ONE_INPUTS = [(3, "b"), (3, None), (10, "b"), (10, None), ("a", 3)]
+
+
+@pytest.mark.parametrize("sizes", ONE_INPUTS, ids=["-".join(map(str, s)) for s in ONE_INPUTS])
+@pytest.mark.parametrize(("text", "fn"), ONE_CASES, ids=[c[0] for c in ONE_CASES])
+def test_run_grounds_a_nested_quotient_to_the_sizes_some_input_gives(text, fn, sizes):
+    op = kt.op(text, name="divided")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) if isinstance(s, str)
+             else kt.pattern("float32", (var() if s is None else s,)) for s in sizes]
+    n = var()
+    found = set(run(0, n, kt.relation(op)(*types, kt.pattern("float32", (n,))),
+                    membero(n, OUT_SIZES)))
+    given = set()
+    for value in ONE:
+        shape = _python(fn, *(value if not isinstance(s, int) else s for s in sizes))
+        if shape is not None and shape[0] in OUT_SIZES:
+            given.add(shape[0])
+    assert found == given, (text, sizes, found - given, given - found)

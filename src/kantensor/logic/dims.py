@@ -24,7 +24,7 @@ from ..types.factsatoms import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
-from .quotients import divided_values, named_values
+from .quotients import divided_values, named_values, tail_values
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -256,7 +256,7 @@ def _candidates(diff: Dim, v: Any) -> range | list[int] | None:
             break
         diff = inner
     roots = _roots(whole, v)
-    return roots if roots is not None and len(roots) > 1 else None
+    return roots if roots is not None and len(roots) > 1 else tail_values(whole, v)
 
 
 def _roots(diff: Dim, v: Any) -> list[int] | None:

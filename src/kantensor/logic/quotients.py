@@ -17,14 +17,18 @@ from typing import Any
 
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
+from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
-__all__ = ["divided_values", "named_values"]
+__all__ = ["divided_values", "named_values", "tail_values"]
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
 #: largest dividend whose divisors a remainder lists (by trial division to its root).
 MAX_VALUES = 64
 MAX_DIVIDEND = 10**12
+#: Most sizes :func:`tail_values` tries one by one below the point where every divisor
+#: exceeds its dividend.
+MAX_TRIED = 256
 
 
 def divided_values(diff: Dim, v: Any) -> int | tuple[int, ...] | Any:
@@ -72,17 +76,65 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if len(names) != 1 or not isinstance(next(iter(names)), str):
         return None
     (name,) = names
-    if _form(diff, name) is None:
+    if not _divides(diff):
         return None
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
     sides = [diff] + [d for d in sides if d is not None and name in free_symbols(d)]
-    values = next((v for v in map(divided_values, sides, [name] * len(sides))
-                   if v is not None), None)
+    values = next((v for d in sides for v in (divided_values(d, name),
+                                              tail_values(d, name)) if v is not None), None)
     if values is None or values is NO_SOLUTION:
         return values
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(_may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
+
+
+def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
+    """Every size ``v`` with ``diff == 0``, ``v`` its one symbol, where each ``//`` and
+    ``%`` of it divides by a size growing with ``v`` a dividend that is, from some
+    ``v`` on, an int ``c >= 0`` (``3//v + 3 % v``, ``10//v//v``): from the ``v`` where
+    every such divisor exceeds its ``c``, a quotient is 0 and a remainder ``c``, so
+    ``diff`` is there an int (nonzero: no size beyond; 0: unbounded, None), and the
+    sizes below are tried one by one. None where it does not apply, the sizes to try
+    are more than :data:`MAX_TRIED` or those found more than :data:`MAX_VALUES`."""
+    if not isinstance(diff, Dim) or free_symbols(diff) != {v}:
+        return None
+    tail = _tail(diff, v)
+    if tail is None or not isinstance(tail[0], int) or tail[0] == 0 or tail[1] > MAX_TRIED:
+        return None
+    found = tuple(n for n in range(tail[1]) if _may_hold(diff, {v: n}))
+    return found if len(found) <= MAX_VALUES else None
+
+
+def _tail(x: DimLike, v: Any) -> tuple[DimLike, int] | None:
+    """``(value, start)``: ``x``'s value for every ``v >= start`` with each ``//`` and
+    ``%`` of it replaced as :func:`tail_values` says; None where one is not of that
+    kind."""
+    if isinstance(x, int):
+        return x, 0
+    total: DimLike = 0
+    start = 0
+    for mono, coefficient in x._terms:  # the canonical polynomial (same package family)
+        term: DimLike = coefficient
+        for atom, power in mono:
+            if not isinstance(atom, Opaque):
+                term = term * (Dim(atom) if isinstance(atom, str) else unknown(atom)) ** power
+                continue
+            inner = _tail(atom.args[0], v) if atom.op in ("//", "%") else None
+            line = _linear(atom.args[1], v) if inner is not None else None
+            if line is None or line[0] <= 0 or not isinstance(inner[0], int) or inner[0] < 0:
+                return None
+            (c, begins), (a, b) = inner, line
+            start = max(start, begins, (c - b) // a + 1)  # from there a*v + b > c
+            term = term * (0 if atom.op == "//" else c) ** power
+        total = total + term
+    return total, start
+
+
+def _divides(diff: Dim) -> bool:
+    """``diff`` holds a ``//`` or ``%``."""
+    return any(isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
+               for a, _ in m)
 
 
 def _difference(c: Any, s: dict) -> DimLike | None:
