@@ -138,8 +138,8 @@ def test_a_divisor_is_one_relation_in_every_front_end(text, fn, sizes):
             assert (key in holds) == (given == want), (
                 text, sizes, env, list(kt.query(op, types, [y.type])))
     # (4) relation in kanren.run, the output's sizes ground by membero: every one some
-    # assignment gives (a grounding whose pending condition holds nowhere is possible:
-    # run shows no conditions, and 2 == 3//b is not refuted by the facts; (5) asks it)
+    # assignment gives (and only those, over a domain wide enough for two names:
+    # tests/test_relation_run_divisors.py; (5) asks each grounding of query)
     ns = [var() for _ in range(y.type.ndim)]
     found = set(run(0, tuple(ns), kt.relation(op)(*types, kt.pattern("float32", tuple(ns))),
                     *(membero(n, OUT_SIZES) for n in ns)))

@@ -24,6 +24,7 @@ from ..types.factsatoms import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
+from .quotients import divided_values, named_values, tail_values
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -95,7 +96,7 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     if linear is not None:
         return None
     inner = _unwrap(diff, v)
-    if isinstance(inner, range):
+    if isinstance(inner, range | tuple):
         return None  # several values: see _candidates
     if inner is not None:
         return inner if inner is NO_SOLUTION or isinstance(inner, int) else solve_one(inner, v)
@@ -213,7 +214,7 @@ def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
         if low > high:
             return NO_SOLUTION
         return low if low == high else range(low, high + 1)
-    return None
+    return divided_values(diff, v)  # by a size: 2 == 3//v
 
 
 def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
@@ -249,13 +250,13 @@ def _candidates(diff: Dim, v: Any) -> range | list[int] | None:
     whole = diff
     for _ in range(8):  # min/max/floor division nest a few levels at most
         inner = _unwrap(diff, v)
-        if isinstance(inner, range):  # not len(): a range past 2**63 has none
-            return inner if inner.stop - inner.start <= MAX_CANDIDATES else None
+        if isinstance(inner, range | tuple):  # len(range) fails past 2**63: a slice's
+            return inner if len(inner[:MAX_CANDIDATES + 1]) <= MAX_CANDIDATES else None
         if not isinstance(inner, Dim):
             break
         diff = inner
     roots = _roots(whole, v)
-    return roots if roots is not None and len(roots) > 1 else None
+    return roots if roots is not None and len(roots) > 1 else tail_values(whole, v)
 
 
 def _roots(diff: Dim, v: Any) -> list[int] | None:
@@ -332,6 +333,8 @@ class Equation(Constraint):
         unknowns = open_unknowns(diff)
         if not unknowns:  # over named sizes only: decided by the facts, else a condition
             decided = facts_of(s).decide((diff, "==", 0))
+            if decided is None and named_values(diff, s, pending) is NO_SOLUTION:
+                return None  # 2 == 3//b: no size b (:mod:`.quotients`)
             return (s, False) if decided is None else _done(self, s) if decided else None
         if len(unknowns) != 1 or len(unknowns) != len(free_symbols(diff)):
             return s, False

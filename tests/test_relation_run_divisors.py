@@ -1,0 +1,97 @@
+"""``relation(op)`` in ``kanren.run`` over a signature whose output size divides by a
+size (``(n),(m)->(n//m)`` and its kin), the output's sizes ground by ``membero``: every
+grounding it answers is one that some value of the inputs' sizes gives, and every one
+that some value gives is answered (DESIGN's one relation; ``run`` shows no conditions,
+so a grounding whose pending condition holds nowhere would be a wrong answer:
+``2 == 3//b`` holds at no ``b``). Judged by Python's ``//`` and ``%`` over a domain of
+sizes wide enough that every grounding in OUT_SIZES that holds anywhere holds in it."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from kanren import membero, run
+from unification import var
+
+import kantensor as kt
+
+#: the sizes the inputs' named or open sizes are judged at; the outputs' grounded sizes
+WIDE = range(26)
+OUT_SIZES = (0, 1, 2, 3, 4)
+
+CASES = [
+    ("(n),(m)->(n//m)", lambda n, m: (n // m,)),
+    ("(n),(m)->(n%m)", lambda n, m: (n % m,)),
+    ("(n),(m)->(n//m,n%m)", lambda n, m: (n // m, n % m)),
+    ("(n),(m)->(n,m//n)", lambda n, m: (n, m // n)),
+    ("(n),(m)->(n//(m-1))", lambda n, m: (n // (m - 1),)),
+    ("(n),(m)->(n%(m-2))", lambda n, m: (n % (m - 2),)),
+    ("(n),(m)->((n-2)//m)", lambda n, m: ((n - 2) // m,)),
+]
+#: the inputs' sizes: a name (rigid), None (an open logic variable) or an int
+INPUTS = [(3, "b"), (3, None), (0, "b"), (5, None), ("a", "b"), (None, None), ("a", 2),
+          (7, "b")]
+
+
+def _python(fn, n: int, m: int) -> tuple | None:
+    try:
+        shape = fn(n, m)
+    except ZeroDivisionError:
+        return None
+    return shape if all(d >= 0 for d in shape) else None
+
+
+@pytest.mark.parametrize("sizes", INPUTS, ids=["-".join(map(str, s)) for s in INPUTS])
+@pytest.mark.parametrize(("text", "fn"), CASES, ids=[c[0] for c in CASES])
+def test_run_grounds_the_output_to_exactly_the_sizes_some_input_gives(text, fn, sizes):
+    op = kt.op(text, name="divided")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) if isinstance(s, str)
+             else kt.pattern("float32", (var() if s is None else s,)) for s in sizes]
+    rank = len(fn(1, 3))
+    ns = [var() for _ in range(rank)]
+    found = set(run(0, tuple(ns), kt.relation(op)(*types, kt.pattern("float32", tuple(ns))),
+                    *(membero(n, OUT_SIZES) for n in ns)))
+    free = [i for i, s in enumerate(sizes) if not isinstance(s, int)]
+    given = set()
+    for choice in itertools.product(WIDE, repeat=len(free)):
+        at = list(sizes)
+        for i, value in zip(free, choice, strict=True):
+            at[i] = value
+        shape = _python(fn, *at)
+        if shape is not None and set(shape) <= set(OUT_SIZES):
+            given.add(shape)
+    assert found == given, (text, sizes, found - given, given - found)
+
+
+#: sizes that divide by a size inside a sum or another quotient, over one size (a name,
+#: an open variable): from some size on each quotient is 0 and each remainder its
+#: dividend, and below it the sizes are few (judged over ONE, wider than every size a
+#: grounding in OUT_SIZES needs here: 100//b == 1 needs b in 51..100)
+ONE = range(120)
+ONE_CASES = [
+    ("(n),(m)->(n//m + n%m)", lambda n, m: (n // m + n % m,)),
+    ("(n),(m)->(n//m//m)", lambda n, m: (n // m // m,)),
+    ("(n),(m)->(m//(n+1))", lambda n, m: (m // (n + 1),)),
+    ("(n),(m)->(n*n//m)", lambda n, m: (n * n // m,)),
+    ("(n),(m)->((2*n+1)%m)", lambda n, m: ((2 * n + 1) % m,)),
+    ("(n),(m)->(n//(2*m) + 1)", lambda n, m: (n // (2 * m) + 1,)),
+]
+ONE_INPUTS = [(3, "b"), (3, None), (10, "b"), (10, None), ("a", 3)]
+
+
+@pytest.mark.parametrize("sizes", ONE_INPUTS, ids=["-".join(map(str, s)) for s in ONE_INPUTS])
+@pytest.mark.parametrize(("text", "fn"), ONE_CASES, ids=[c[0] for c in ONE_CASES])
+def test_run_grounds_a_nested_quotient_to_the_sizes_some_input_gives(text, fn, sizes):
+    op = kt.op(text, name="divided")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) if isinstance(s, str)
+             else kt.pattern("float32", (var() if s is None else s,)) for s in sizes]
+    n = var()
+    found = set(run(0, n, kt.relation(op)(*types, kt.pattern("float32", (n,))),
+                    membero(n, OUT_SIZES)))
+    given = set()
+    for value in ONE:
+        shape = _python(fn, *(value if not isinstance(s, int) else s for s in sizes))
+        if shape is not None and shape[0] in OUT_SIZES:
+            given.add(shape[0])
+    assert found == given, (text, sizes, found - given, given - found)
