@@ -143,3 +143,23 @@ def test_tidied_sizes_equal_the_original(x) -> None:
         except ZeroDivisionError:
             continue
         assert substitute(y, sizes) == want, (str(x), str(y), sizes)
+
+
+@pytest.mark.parametrize("condition", [
+    Condition(a, "==", dim_min(1, a // a)), Condition(a // b, "==", a // b),
+    Condition(c % b, "<=", c % b), Condition(a, "==", a), Condition(b, ">=", dim_min(1, c // b))])
+def test_a_tidied_condition_over_a_quotient_holds_only_where_python_defines_it(condition):
+    """A condition that divides by a size holds nowhere that size is 0 (Python's value of
+    its text does not exist there), however its cases are said: ``a == min(1, a//a)``
+    read as ``(a//a >= 1 and a == 1) or a == 0`` held at ``a == 0``; and ``a == a``,
+    tidied after ``a//b == a//b`` (the same key, 0 == 0), was given that one's form.
+    Judged by Python's ``eval`` of the text at every point of the box."""
+    tidy(Condition(a // b, "==", a // b))  # (remembered first: its key is a == a's)
+    tidied = tidy(condition)
+    for values in itertools.product(BOX, repeat=len(NAMES)):
+        sizes = dict(zip(NAMES, values, strict=True))
+        try:
+            want = bool(eval(str(condition), {"min": min, "max": max}, dict(sizes)))  # noqa: S307
+        except ZeroDivisionError:
+            want = False
+        assert all(x.holds(sizes) for x in tidied) == want, (str(condition), _text(tidied), sizes)

@@ -36,6 +36,7 @@ from functools import lru_cache
 from .conditions import AnyOf, Clause, Condition, Source, expand
 from .dim import Dim, DimLike, _symbol
 from .facts import EMPTY
+from .factsatoms import nonzero, size_divisors
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque, atom_key, divide
 from .readback import of_terms
@@ -52,19 +53,22 @@ _MAX_CASES = 16  # the cases a disjunction may have after tidying, at most
 def tidy(clause: Clause) -> tuple[Clause, ...]:
     """Clauses whose conjunction holds exactly where ``clause`` does, at every sizes
     ``>= 0`` (see the module); ``()`` when it always holds. Each keeps its source."""
-    return _tidy(clause, clause.source)
+    sides = (clause.left, clause.right) if isinstance(clause, Condition) else \
+        tuple((c.left, c.right) for case in clause.cases for c in case)
+    return _tidy(clause, clause.source, sides)
 
 
 @lru_cache(maxsize=1 << 12)
-def _tidy(clause: Clause, source: Source | None) -> tuple[Clause, ...]:
-    """:func:`tidy`, remembered by the clause and its source (a clause compares without
-    its source: the same one from another line is tidied with that line's)."""
-    del source  # in the key only
+def _tidy(clause: Clause, source: Source | None, sides: tuple) -> tuple[Clause, ...]:
+    """:func:`tidy`, remembered by the clause, its source and its sides (a clause
+    compares by its key, without its source and sides: the same one from another line is
+    tidied with that line's, and ``n//k == n//k`` is not ``a == a``: it needs ``k >= 1``)."""
+    del source, sides  # in the key only
     if isinstance(clause, Condition):
-        return _condition(clause)
+        return _defined(clause, _condition(clause))
     cases: list[tuple[Condition, ...]] = []
     for case in clause.cases:
-        parts = [_condition(c) for c in case]
+        parts = [_defined(c, _condition(c)) for c in case]
         expanded = _distribute([x for part in parts for x in part])
         if expanded is None:
             return (clause,)
@@ -76,6 +80,18 @@ def _tidy(clause: Clause, source: Source | None) -> tuple[Clause, ...]:
     if not cases:
         return (clause,)
     return _disjunction(cases, clause)
+
+
+def _defined(c: Condition, tidied: tuple[Clause, ...]) -> tuple[Clause, ...]:
+    """``tidied`` with each size ``c`` divides by stated nonzero where tidying changed it:
+    ``c`` holds nowhere a divisor is 0 (it has no value there), which its plainer cases
+    need not say (``a == min(1, a//a)`` read as ``(a//a >= 1 and a == 1) or a == 0``
+    held at ``a == 0``)."""
+    if tidied == (c,):
+        return tidied
+    divisors = dict.fromkeys(size_divisors(c.left) + size_divisors(c.right))
+    needs = [nonzero(d, c.source) for d in divisors]
+    return tuple(needs) + tuple(x for x in tidied if x not in needs)
 
 
 def _distribute(clauses: list[Clause]) -> list[tuple[Condition, ...]] | None:
