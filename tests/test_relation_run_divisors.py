@@ -95,3 +95,26 @@ def test_run_grounds_a_nested_quotient_to_the_sizes_some_input_gives(text, fn, s
         if shape is not None and shape[0] in OUT_SIZES:
             given.add(shape[0])
     assert found == given, (text, sizes, found - given, given - found)
+
+
+#: divisors that themselves divide by the size (not linear in it): no refutation reads
+#: them, and run must still answer every grounding some size gives (it raised
+#: ZeroDivisionError reading 8//m at m == 0 as a linear form)
+NESTED = [("(n),(m)->(7//(8//m))", lambda n, m: (7 // (8 // m),)),
+          ("(n),(m)->(n//(n%m))", lambda n, m: (n // (n % m),)),
+          ("(n),(m)->(m//(1//m) + 3)", lambda n, m: (m // (1 // m) + 3,))]
+
+
+@pytest.mark.parametrize("sizes", [(3, "b"), (3, None)], ids=["3-b", "3-open"])
+@pytest.mark.parametrize(("text", "fn"), NESTED, ids=[c[0] for c in NESTED])
+def test_run_over_a_divisor_that_divides_answers_every_size_some_input_gives(text, fn, sizes):
+    op = kt.op(text, name="nested")(lambda a, b: a)
+    second = kt.Dim(sizes[1]) if sizes[1] else var()
+    types = [kt.pattern("float32", (sizes[0],)),
+             kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, OUT_SIZES)))
+    given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
+             if shape is not None and shape[0] in OUT_SIZES}
+    assert given and given <= found, (text, sizes, given - found)

@@ -163,3 +163,26 @@ def test_a_tidied_condition_over_a_quotient_holds_only_where_python_defines_it(c
         except ZeroDivisionError:
             want = False
         assert all(x.holds(sizes) for x in tidied) == want, (str(condition), _text(tidied), sizes)
+
+
+@pytest.mark.parametrize("clause", [
+    AnyOf(((Condition(b % a, "==", 0),), (Condition(b, "==", 0),))),
+    AnyOf(((Condition(b // a, "==", c),), (Condition(c, ">=", b + 1),))),
+    AnyOf(((Condition(0 % a, "!=", c),), (Condition(c, ">=", 1),))),
+    AnyOf(((Condition(b % a, ">=", 0),), (Condition(c, "==", 2),))),
+    AnyOf(((Condition(c // c, "<", 1),), (Condition(b, "<=", a),)))])
+def test_a_tidied_disjunction_keeps_a_case_where_another_has_no_value(clause):
+    """``b % a == 0 or b == 0`` was tidied to ``b % a == 0``: ``b == 0`` implies it only
+    where ``a >= 1`` (at ``a == 0`` it has no value, and the second case holds), and a
+    case that holds wherever it has a value (``b % a >= 0``) was dropped as always
+    holding. Judged by Python's ``eval`` of each case's text at every point of the box."""
+    tidied = tidy(clause)
+    for values in itertools.product(BOX, repeat=len(NAMES)):
+        sizes = dict(zip(NAMES, values, strict=True))
+        want = False
+        for case in clause.cases:
+            try:
+                want = want or all(eval(str(x), {"min": min}, dict(sizes)) for x in case)  # noqa: S307
+            except ZeroDivisionError:
+                pass
+        assert all(x.holds(sizes) for x in tidied) == want, (str(clause), _text(tidied), sizes)

@@ -178,8 +178,11 @@ def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
     """``(a, b)`` with ``e == a*v + b`` (``v`` a name or an unknown's key), or None."""
     if not isinstance(e, Dim) or free_symbols(e) != {v}:
         return None
-    b = substitute(e, {v: 0})
-    a = substitute(e, {v: 1}) - b
+    try:  # (a divisor that itself divides by the size: 7//(8//m) has no value at m == 0)
+        b = substitute(e, {v: 0})
+        a = substitute(e, {v: 1}) - b
+    except ZeroDivisionError:
+        return None
     x = Dim(v) if isinstance(v, str) else unknown(v)
     if not isinstance(a, int) or not isinstance(b, int) or e != a * x + b:
         return None

@@ -89,9 +89,8 @@ def _defined(c: Condition, tidied: tuple[Clause, ...]) -> tuple[Clause, ...]:
     held at ``a == 0``)."""
     if tidied == (c,):
         return tidied
-    divisors = dict.fromkeys(size_divisors(c.left) + size_divisors(c.right))
-    needs = [nonzero(d, c.source) for d in divisors]
-    return tuple(needs) + tuple(x for x in tidied if x not in needs)
+    needs = _needs(c)
+    return needs + tuple(x for x in tidied if x not in needs)
 
 
 def _distribute(clauses: list[Clause]) -> list[tuple[Condition, ...]] | None:
@@ -257,8 +256,9 @@ def _as_cases(found: tuple[Clause, ...] | None, fallback: Condition) -> list[tup
 
 def _disjunction(cases: list[tuple], c: Clause) -> tuple[Clause, ...]:
     kept = []
-    for case in cases:
-        case = tuple(x for x in case if EMPTY.decide(x) is not True)
+    for case in cases:  # (one that holds wherever it has a value: it needs its divisors)
+        case = tuple(y for x in case
+                     for y in (_needs(x) if EMPTY.decide(x) is True else (x,)))
         if any(EMPTY.decide(x) is False for x in case):
             continue
         if not case:
@@ -276,8 +276,18 @@ def _disjunction(cases: list[tuple], c: Clause) -> tuple[Clause, ...]:
 
 
 def _implies(case: tuple[Condition, ...], other: tuple[Condition, ...]) -> bool:
+    """Whether ``other`` holds wherever ``case`` does, its divisors nonzero there too
+    (``b == 0`` does not imply ``b % a == 0``: at ``a == 0`` that has no value)."""
     facts = EMPTY.with_(*case)
-    return all(facts.decide(x) is True for x in other)
+    return all(facts.decide(x) is True and all(facts.decide(n) is True for n in _needs(x))
+               for x in other)
+
+
+def _needs(c: Condition) -> tuple[Condition, ...]:
+    """Each size ``c`` divides by, stated nonzero (those no fact shows so)."""
+    divisors = dict.fromkeys(size_divisors(c.left) + size_divisors(c.right))
+    return tuple(n for n in (nonzero(d, c.source) for d in divisors)
+                 if EMPTY.decide(n) is not True)
 
 
 def _common_factor(d: Dim) -> tuple[list[Hashable], DimLike]:
