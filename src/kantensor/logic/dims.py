@@ -24,7 +24,7 @@ from ..types.factsatoms import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
-from .quotients import divided_values, named_values, tail_values
+from .quotients import divided_values, lone_atom, named_values, tail_values
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -185,12 +185,10 @@ def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
     division ``e // c == k`` with ``e`` linear in ``v`` gives the values of ``v`` in
     range (an int if one, a ``range`` if several). NO_SOLUTION when none can hold; None
     when it does not apply or stays open."""
-    atoms = [(mono, c) for mono, c in diff._terms if mono]
-    if len(atoms) != 1 or len(atoms[0][0]) != 1 or atoms[0][0][0][1] != 1 \
-            or abs(atoms[0][1]) != 1:
+    lone = lone_atom(diff)
+    if lone is None:
         return None
-    (((atom, _),), sign) = atoms[0]
-    k = -sign * sum(c for mono, c in diff._terms if not mono)  # atom == k
+    atom, k = lone  # atom == k
     op, args = getattr(atom, "op", None), getattr(atom, "args", ())
     inner = [a for a in args if not isinstance(a, int)]
     ints = [a for a in args if isinstance(a, int)]

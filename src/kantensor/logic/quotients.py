@@ -20,7 +20,7 @@ from ..types.dimfacts import NO_SOLUTION
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
-__all__ = ["divided_values", "named_values", "tail_values"]
+__all__ = ["divided_values", "lone_atom", "named_values", "tail_values"]
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
 #: largest dividend whose divisors a remainder lists (by trial division to its root).
@@ -49,15 +49,24 @@ def divided_values(diff: Dim, v: Any) -> int | tuple[int, ...] | Any:
     return NO_SOLUTION if not values else values[0] if len(values) == 1 else values
 
 
-def _form(diff: Dim, v: Any) -> tuple[str, int, int, tuple[int, int]] | None:
-    """``(op, c, k, (a, b))`` where ``diff == 0`` says ``c op (a*v + b) == k``, ``op``
-    ``//`` or ``%``, ``c, k >= 0`` ints and ``a >= 1``; None where it is not that."""
+def lone_atom(diff: Dim) -> tuple[Any, int] | None:
+    """``(atom, k)`` where ``diff`` is ``±atom + c`` (one atom, to the first power), so that
+    ``diff == 0`` says ``atom == k``; None where it is not that."""
     atoms = [(mono, c) for mono, c in diff._terms if mono]
     if len(atoms) != 1 or len(atoms[0][0]) != 1 or atoms[0][0][0][1] != 1 \
             or abs(atoms[0][1]) != 1:
         return None
     (((atom, _),), sign) = atoms[0]
-    k = -sign * sum(c for mono, c in diff._terms if not mono)  # atom == k
+    return atom, -sign * sum(c for mono, c in diff._terms if not mono)
+
+
+def _form(diff: Dim, v: Any) -> tuple[str, int, int, tuple[int, int]] | None:
+    """``(op, c, k, (a, b))`` where ``diff == 0`` says ``c op (a*v + b) == k``, ``op``
+    ``//`` or ``%``, ``c, k >= 0`` ints and ``a >= 1``; None where it is not that."""
+    lone = lone_atom(diff)
+    if lone is None:
+        return None
+    atom, k = lone
     op, args = getattr(atom, "op", None), getattr(atom, "args", ())
     if op not in ("//", "%") or not isinstance(args[0], int) or args[0] < 0 or k < 0:
         return None
