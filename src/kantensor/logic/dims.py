@@ -24,7 +24,7 @@ from ..types.factsatoms import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
-from .quotients import divided_values, lone_atom, named_values, tail_values
+from .quotients import divided_values, linear_form, lone_atom, may_hold, named_values, tail_values
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -203,7 +203,7 @@ def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
         return inner[0] - k
     if op == "//" and len(inner) == 1 and isinstance(args[1], int) and args[1] > 0:
         e, c = args[0], args[1]
-        line = _linear(e, v)
+        line = linear_form(e, v)
         if line is None or line[0] <= 0:
             return None
         a, b = line
@@ -215,20 +215,9 @@ def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
     return divided_values(diff, v)  # by a size: 2 == 3//v
 
 
-def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
-    """``(a, b)`` with ``e == a*v + b``, or None when ``e`` is not that."""
-    if free_symbols(e) != {v}:
-        return None
-    b = substitute(e, {v: 0})
-    a = substitute(e, {v: 1}) - b
-    if not isinstance(a, int) or not isinstance(b, int) or e != a * unknown(v) + b:
-        return None
-    return a, b
-
-
 def _at_most(e: DimLike, v: Any, bound: int) -> range | int | None:
     """The sizes ``v`` with ``e <= bound`` for ``e`` growing with ``v``."""
-    line = _linear(e, v)
+    line = linear_form(e, v)
     if line is None or line[0] <= 0:
         return None
     a, b = line
@@ -260,8 +249,8 @@ def _candidates(diff: Dim, v: Any) -> range | list[int] | None:
 def _roots(diff: Dim, v: Any) -> list[int] | None:
     """Every size ``v`` with ``diff == 0``, where ``v`` is its one unknown, it holds a floor
     division or remainder by an int (``n + n//5 == 7``), and the equation bounds ``v``
-    to at most :data:`MAX_CANDIDATES` values (:func:`~kantensor.types.prove.bounds`);
-    None otherwise."""
+    to at most :data:`MAX_CANDIDATES` values (:func:`~kantensor.types.prove.bounds`),
+    less those where it has no value (``8//v`` at ``v == 0``); None otherwise."""
     if free_symbols(diff) != {v} or not any(
             isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
             for a, _ in m):
@@ -271,7 +260,7 @@ def _roots(diff: Dim, v: Any) -> list[int] | None:
         return None
     if hi - lo >= MAX_CANDIDATES:
         return None
-    return [n for n in range(max(lo, 0), hi + 1) if substitute(diff, {v: n}) == 0]
+    return [n for n in range(max(lo, 0), hi + 1) if may_hold(diff, {v: n})]
 
 
 def definitions(pending: Iterable, s: dict) -> dict[Any, DimLike]:

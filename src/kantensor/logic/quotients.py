@@ -20,7 +20,8 @@ from ..types.dimfacts import NO_SOLUTION
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
-__all__ = ["divided_values", "lone_atom", "named_values", "tail_values"]
+__all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
+           "tail_values"]
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
 #: largest dividend whose divisors a remainder lists (by trial division to its root).
@@ -70,7 +71,7 @@ def _form(diff: Dim, v: Any) -> tuple[str, int, int, tuple[int, int]] | None:
     op, args = getattr(atom, "op", None), getattr(atom, "args", ())
     if op not in ("//", "%") or not isinstance(args[0], int) or args[0] < 0 or k < 0:
         return None
-    line = _linear(args[1], v)
+    line = linear_form(args[1], v)
     return None if line is None or line[0] <= 0 else (op, args[0], k, line)
 
 
@@ -94,7 +95,7 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if values is None or values is NO_SOLUTION:
         return values
     values = values if isinstance(values, tuple) else (values,)
-    return tuple(n for n in values if all(_may_hold(d, {name: n}) for d in sides)) \
+    return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
 
 
@@ -111,7 +112,7 @@ def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
     tail = _tail(diff, v)
     if tail is None or not isinstance(tail[0], int) or tail[0] == 0 or tail[1] > MAX_TRIED:
         return None
-    found = tuple(n for n in range(tail[1]) if _may_hold(diff, {v: n}))
+    found = tuple(n for n in range(tail[1]) if may_hold(diff, {v: n}))
     return found if len(found) <= MAX_VALUES else None
 
 
@@ -130,7 +131,7 @@ def _tail(x: DimLike, v: Any) -> tuple[DimLike, int] | None:
                 term = term * (Dim(atom) if isinstance(atom, str) else unknown(atom)) ** power
                 continue
             inner = _tail(atom.args[0], v) if atom.op in ("//", "%") else None
-            line = _linear(atom.args[1], v) if inner is not None else None
+            line = linear_form(atom.args[1], v) if inner is not None else None
             if line is None or line[0] <= 0 or not isinstance(inner[0], int) or inner[0] < 0:
                 return None
             (c, begins), (a, b) = inner, line
@@ -154,8 +155,9 @@ def _difference(c: Any, s: dict) -> DimLike | None:
         return None
 
 
-def _may_hold(diff: DimLike, at: dict) -> bool:
-    """``diff == 0`` may hold with the names ``at`` their values."""
+def may_hold(diff: DimLike, at: dict) -> bool:
+    """``diff == 0`` may hold with the names ``at`` their values: not where it is then a
+    nonzero int, nor where it has no value (a divisor 0)."""
     try:
         value = substitute(diff, at)
     except ZeroDivisionError:
@@ -183,8 +185,9 @@ def _positive_divisors(n: int) -> list[int]:
     return small + [n // d for d in small if d * d != n]
 
 
-def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
-    """``(a, b)`` with ``e == a*v + b`` (``v`` a name or an unknown's key), or None."""
+def linear_form(e: DimLike, v: Any) -> tuple[int, int] | None:
+    """``(a, b)`` with ``e == a*v + b`` (``v`` a name or an unknown's key), or None: where
+    ``e`` is no Dim, has another symbol, or has no value at ``v == 0`` or ``v == 1``."""
     if not isinstance(e, Dim) or free_symbols(e) != {v}:
         return None
     try:  # (a divisor that itself divides by the size: 7//(8//m) has no value at m == 0)
