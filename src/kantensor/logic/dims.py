@@ -20,7 +20,7 @@ from ..syntax.ast import evaluate
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dimminmax import DIM_CALLS, dim_max, dim_min
-from ..types.factsatoms import size_divisors
+from ..types.divisors import size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute

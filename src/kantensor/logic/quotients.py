@@ -17,6 +17,7 @@ from typing import Any
 
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
+from ..types.divisors import divides
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
@@ -86,7 +87,7 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if len(names) != 1 or not isinstance(next(iter(names)), str):
         return None
     (name,) = names
-    if not _divides(diff):
+    if not divides(diff):
         return None
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
     sides = [diff] + [d for d in sides if d is not None and name in free_symbols(d)]
@@ -139,12 +140,6 @@ def _tail(x: DimLike, v: Any) -> tuple[DimLike, int] | None:
             term = term * (0 if atom.op == "//" else c) ** power
         total = total + term
     return total, start
-
-
-def _divides(diff: Dim) -> bool:
-    """``diff`` holds a ``//`` or ``%``."""
-    return any(isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
-               for a, _ in m)
 
 
 def _difference(c: Any, s: dict) -> DimLike | None:

@@ -28,8 +28,7 @@ def size_divisors(x: Any) -> list:
 
 def by_size(x: Any) -> bool:
     """Whether ``x`` has a quotient or remainder by a size, at any depth."""
-    return not isinstance(x, int) and any(
-        not isinstance(d, int) for d in _divisions(x._terms, deep=True))
+    return not isinstance(x, int) and bool(_size_divisors(x._terms))
 
 
 def divides(x: Any) -> bool:
