@@ -9,7 +9,6 @@ equation with two unknowns waits until one of them is bound.
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from ..syntax.ast import evaluate
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dimminmax import DIM_CALLS, dim_max, dim_min
-from ..types.divisors import size_divisors
+from ..types.divisors import int_divisors, size_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
@@ -115,10 +114,7 @@ def solve_one(diff: Dim, v: Any) -> int | None | Any:
     lowest = abs(coeffs[low])
     if lowest > 10**12:
         return None
-    candidates = {0} if low > 0 else set()
-    for d in range(1, math.isqrt(lowest) + 1):
-        if lowest % d == 0:
-            candidates |= {d, lowest // d}
+    candidates = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
     roots = [r for r in sorted(candidates) if sum(c * r**k for k, c in coeffs.items()) == 0]
     if not roots:
         return NO_SOLUTION

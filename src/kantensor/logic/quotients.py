@@ -11,13 +11,12 @@ other side (``membero``) got an answer that no size gives.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
-from ..types.divisors import divides
+from ..types.divisors import divides, int_divisors
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
@@ -170,14 +169,8 @@ def _divisors(op: str, c: int, k: int) -> range | list[int] | None:
         return None if k == c else []
     if c > MAX_DIVIDEND:
         return None
-    found = [e for e in _positive_divisors(c - k) if e > k]
-    return found + [-e for e in _positive_divisors(c)] if k == 0 else found
-
-
-def _positive_divisors(n: int) -> list[int]:
-    """The divisors ``d >= 1`` of ``n >= 1``."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return small + [n // d for d in small if d * d != n]
+    found = [e for e in int_divisors(c - k) if e > k]
+    return found + [-e for e in int_divisors(c)] if k == 0 else found
 
 
 def linear_form(e: DimLike, v: Any) -> tuple[int, int] | None:
