@@ -1,8 +1,9 @@
 """A size whose min, max or floor by an int holds a quotient by the size itself
-(``max(8//m, 2)``, ``(8//m + m)//2``): ``kanren.run`` over ``relation`` and ``kt.query``
-answer as Python's ``//`` says, and never raise ZeroDivisionError reading such a size as
-a linear form (``8//m`` has no value at ``m == 0``, so it is none). Judged by Python's
-``//`` and ``%`` over a domain of sizes wide enough for every grounding in OUT_SIZES."""
+(``max(8//m, 2)``, ``(8//m + m)//2``, ``min(n//m, m)``): ``kanren.run`` over ``relation``
+and ``kt.query`` answer as Python's ``//`` says, and never raise ZeroDivisionError reading
+such a size as a linear form or comparing a case of it (``8//m`` has no value at
+``m == 0``). Judged by Python's ``//`` and ``%`` over a domain of sizes wide enough for
+every grounding in OUT_SIZES."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ CASES = [
     ("(n),(m)->((8//m + m)//2)", lambda n, m: (8 // m + m) // 2),
     ("(n),(m)->(max(n//m + m, 3))", lambda n, m: max(n // m + m, 3)),
     ("(n),(m)->((n%m + 2*m)//3)", lambda n, m: (n % m + 2 * m) // 3),
+    ("(n),(m)->(m + min(n//m, min(m, 1)))", lambda n, m: m + min(n // m, min(m, 1))),
 ]
 
 

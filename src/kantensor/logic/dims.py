@@ -166,12 +166,20 @@ def _by_cases(cases: list[tuple[DimLike, Dim, DimLike]], v: Any) -> int | None |
             NO_SOLUTION if diff else None)
         if value is None:
             return None
-        if value is not NO_SOLUTION and \
-                substitute(term, {v: value}) == substitute(arg, {v: value}):
+        if value is not NO_SOLUTION and _is_case(term, arg, {v: value}):
             found.add(value)
     if not found:
         return NO_SOLUTION
     return found.pop() if len(found) == 1 else None
+
+
+def _is_case(term: Dim, arg: DimLike, at: dict) -> bool:
+    """Whether a ``min``/``max`` term is its argument ``arg`` at ``at`` (not where it has
+    no value there: ``min(3//v, v)`` at ``v == 0``)."""
+    try:
+        return substitute(term, at) == substitute(arg, at)
+    except ZeroDivisionError:
+        return False
 
 
 def _unwrap(diff: Dim, v: Any) -> DimLike | range | None:
