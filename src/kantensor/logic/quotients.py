@@ -1,7 +1,7 @@
 """Sizes that divide by a size: the values of the one symbol ``v`` of a divisor that
 meet ``c // e == k`` or ``c % e == k`` (``c`` and ``k`` ints, ``e`` linear in ``v``).
 
-A floor division by an int is :func:`~.dims.solve_one`'s own (``a0//2 == 3``: 6 or 7);
+A floor division by an int is :func:`~.oneunknown.solve_one`'s own (``a0//2 == 3``: 6 or 7);
 by a size, the quotient falls as the divisor grows, so a quotient ``k >= 1`` leaves the
 divisor a few values and a remainder ``k < c`` leaves it the divisors of ``c - k``
 (``2 == 3//b`` holds at no ``b``: ``3//1 == 3``, ``3//2 == 3//3 == 1``, then 0). A size
