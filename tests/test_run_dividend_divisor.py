@@ -1,10 +1,11 @@
 """A size that divides by a size it also divides (``m//m``, ``(m + 1)//m``,
-``(2*m + 3) % m``, ``(m*m)//m``, ``m//(1//m)``): ``kanren.run`` over ``relation`` grounds
-the output to exactly the sizes some input gives (``m//m`` is 1 wherever it has a value,
-never 0 or 2: ``run`` shows no conditions, so a grounding no size gives is a wrong
-answer), ``kt.query`` backwards answers exactly the inputs that give an output, and
-``make_node`` forwards builds exactly where Python's value exists. Judged by Python's
-``//`` and ``%`` over a domain of sizes wide enough for every grounding in OUT_SIZES."""
+``(2*m + 3) % m``, ``(m*m)//m``, ``m//(1//m)``, ``m//(4 - m)``): ``kanren.run`` over
+``relation`` grounds the output to exactly the sizes some input gives (``m//m`` is 1
+wherever it has a value, never 0 or 2: ``run`` shows no conditions, so a grounding no
+size gives is a wrong answer), ``kt.query`` backwards answers exactly the inputs that
+give an output, and ``make_node`` forwards builds exactly where Python's value exists.
+Judged by Python's ``//`` and ``%`` over a domain of sizes wide enough for every
+grounding in OUT_SIZES."""
 
 from __future__ import annotations
 
@@ -32,6 +33,10 @@ CASES = [
     ("(3*m+1)//(2*m)", lambda n, m: (3 * m + 1) // (2 * m)),
     ("(m*m+5)%(m+1)", lambda n, m: (m * m + 5) % (m + 1)),
     ("(m+7)//(m+2) + (n*m)%m", lambda n, m: (m + 7) // (m + 2) + n * m % m),
+    ("m//(4-m)", lambda n, m: m // (4 - m)),
+    ("(m+3)%(5-m)", lambda n, m: (m + 3) % (5 - m)),
+    ("(m*m)//(2-m) + 1", lambda n, m: m * m // (2 - m) + 1),
+    ("m//(0-m) + 2", lambda n, m: m // (0 - m) + 2),
 ]
 
 

@@ -157,7 +157,8 @@ def _tail(x: DimLike, v: Any) -> tuple[Any, int] | None:
 
 def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
     """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``: with ``n`` from
-    some ``v`` on ``a1*v + b1`` and ``d`` an int or ``a2*v + b2`` (``a2 >= 1``), ``n`` is
+    some ``v`` on ``a1*v + b1`` and ``d`` an int or ``a2*v + b2`` (``a2 >= 1``; a falling
+    divisor is read with both signs turned, as Python's ``//`` and ``%`` allow), ``n`` is
     ``q*d + r*v + s`` (``q, r = divmod(a1, a2)``), so the quotient is ``q`` and the
     remainder ``r*v + s`` once that lies in ``[0, d)`` (``r == 0 > s``: ``q - 1`` and
     ``d + s``); a divisor 0 there leaves no value."""
@@ -174,9 +175,11 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         return ((n // d if atom.op == "//" else n % d), start) if isinstance(n, int) else None
     line = linear_form(d, v)
     top = _coefficients(n, v)
-    if line is None or line[0] <= 0 or top is None:
+    if line is None or line[0] == 0 or top is None:
         return None
     (a2, b2), x = line, Dim(v) if isinstance(v, str) else unknown(v)
+    sign = 1 if a2 > 0 else -1  # n // d is (-n) // (-d), n % d is -((-n) % (-d))
+    a2, b2, top = sign * a2, sign * b2, {k: sign * c for k, c in top.items()}
     if max(top) <= 1:
         q, r = divmod(top.get(1, 0), a2)
         s = top.get(0, 0) - q * b2
@@ -188,7 +191,7 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
     if r == 0 and s < 0:
         q, r, s = q - 1, a2, b2 + s
     start = max(start, _from(r, s, 0), _from(a2 - r, b2 - s, 1))  # 0 <= r*v + s < d
-    return (q if atom.op == "//" else r * x + s), start
+    return (q if atom.op == "//" else sign * (r * x + s)), start
 
 
 def _divided_exactly(top: dict[int, int], a: int, b: int) -> tuple[dict, int] | None:
