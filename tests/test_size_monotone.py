@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import sizing
 from kantensor.types import facts as facts_module
-from kantensor.types import monotone, stated
+from kantensor.types import monotone, periodscan, stated
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
@@ -132,7 +132,7 @@ def test_a_size_of_one_symbol_is_a_trend_and_a_period() -> None:
     """Differences of floors are not monotone but periodic around a linear trend: one
     period decides them (the pools' ``min((h + 1)//4, (h + 3)//4 - 1)``)."""
     d = (h + 1) // 4 - (h + 3) // 4 + 1
-    assert monotone._period(d, "h") == 4
+    assert periodscan.period(d, "h") == 4
     assert monotone.proves((), (d, ">=", 0)) is True
     assert monotone.proves((), (d, "==", 1)) is False  # 0 at h = 1
     assert monotone.bounds((), d) == (0, 1)
@@ -167,7 +167,7 @@ def test_a_period_and_the_bounds_it_gives_are_brute_force_s(x, lo, width) -> Non
     """A period found is one (the trend repeats every period), and the bounds over ``lo
     <= h <= hi`` found from the ends of the interval are those of every size in it."""
     hi = lo + width
-    period = monotone._period(x, "h")
+    period = periodscan.period(x, "h")
     if period is None:
         return
     values = [substitute(x, {"h": v}) for v in range(hi + 2 * period + 1)]
@@ -198,7 +198,7 @@ def test_quasi_linear_questions_answer_as_brute_force_does(x, op, k, hi) -> None
 
 def test_nested_floors_take_the_product_of_their_periods() -> None:
     x = (3 * (h // 2) + 1) // 4 - h // 3
-    assert monotone._period(x, "h") == 24
+    assert periodscan.period(x, "h") == 24
     values = [substitute(x, {"h": v}) for v in range(200)]
     assert monotone.bounds(((h, "<=", 199),), x) == (min(values), max(values))
 
@@ -206,10 +206,10 @@ def test_nested_floors_take_the_product_of_their_periods() -> None:
 def test_a_period_past_the_limit_is_left_to_the_prover() -> None:
     """A hostile size of a long period is not scanned (bounded work per question)."""
     x = h // 4096 - (h + 7) // 4096 + h // 2
-    assert monotone._period(x, "h") is None
+    assert periodscan.period(x, "h") is None
     assert monotone.proves(((h, "<=", 10 ** 6),), (x, ">=", -1)) is None
     y = h // 1024 - (h + 7) // 1024 + h // 2 - h // 4 - h // 8
-    assert monotone._period(y, "h") == monotone.MAX_PERIOD
+    assert periodscan.period(y, "h") == periodscan.MAX_PERIOD
     values = [substitute(y, {"h": v}) for v in range(8001)]
     assert monotone.bounds(((h, "<=", 8000),), y) == (min(values), max(values))
 

@@ -1,26 +1,30 @@
 """Sizes that divide by a size: the values of the one symbol ``v`` of a divisor that
 meet ``c // e == k`` or ``c % e == k`` (``c`` and ``k`` ints, ``e`` linear in ``v``).
 
-A floor division by an int is :func:`~.dims.solve_one`'s own (``a0//2 == 3``: 6 or 7);
+A floor division by an int is :func:`~.oneunknown.solve_one`'s own (``a0//2 == 3``: 6 or 7);
 by a size, the quotient falls as the divisor grows, so a quotient ``k >= 1`` leaves the
 divisor a few values and a remainder ``k < c`` leaves it the divisors of ``c - k``
-(``2 == 3//b`` holds at no ``b``: ``3//1 == 3``, ``3//2 == 3//3 == 1``, then 0). Without
-these an equation the facts cannot decide stayed pending, and a goal that grounded its
-other side (``membero``) got an answer that no size gives.
+(``2 == 3//b`` holds at no ``b``: ``3//1 == 3``, ``3//2 == 3//3 == 1``, then 0). A size
+that divides by a size growing with ``v`` takes from some ``v`` on a polynomial's values,
+its dividend too (``b//b`` is 1 from ``b == 1``, ``(b + 1)//b`` 1 from 2): the sizes
+below are few (:func:`tail_values`). Without these an equation the facts cannot decide
+stayed pending, and a goal that grounded its other side (``membero``) got an answer that
+no size gives.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from typing import Any
 
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
+from ..types.divisors import by_size, divides, int_divisors
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 
-__all__ = ["divided_values", "lone_atom", "named_values", "tail_values"]
+__all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
+           "tail_values"]
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
 #: largest dividend whose divisors a remainder lists (by trial division to its root).
@@ -70,7 +74,7 @@ def _form(diff: Dim, v: Any) -> tuple[str, int, int, tuple[int, int]] | None:
     op, args = getattr(atom, "op", None), getattr(atom, "args", ())
     if op not in ("//", "%") or not isinstance(args[0], int) or args[0] < 0 or k < 0:
         return None
-    line = _linear(args[1], v)
+    line = linear_form(args[1], v)
     return None if line is None or line[0] <= 0 else (op, args[0], k, line)
 
 
@@ -85,7 +89,7 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if len(names) != 1 or not isinstance(next(iter(names)), str):
         return None
     (name,) = names
-    if not _divides(diff):
+    if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
         return None
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
     sides = [diff] + [d for d in sides if d is not None and name in free_symbols(d)]
@@ -94,31 +98,43 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if values is None or values is NO_SOLUTION:
         return values
     values = values if isinstance(values, tuple) else (values,)
-    return tuple(n for n in values if all(_may_hold(d, {name: n}) for d in sides)) \
+    return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
-    """Every size ``v`` with ``diff == 0``, ``v`` its one symbol, where each ``//`` and
-    ``%`` of it divides by a size growing with ``v`` a dividend that is, from some
-    ``v`` on, an int ``c >= 0`` (``3//v + 3 % v``, ``10//v//v``): from the ``v`` where
-    every such divisor exceeds its ``c``, a quotient is 0 and a remainder ``c``, so
-    ``diff`` is there an int (nonzero: no size beyond; 0: unbounded, None), and the
-    sizes below are tried one by one. None where it does not apply, the sizes to try
-    are more than :data:`MAX_TRIED` or those found more than :data:`MAX_VALUES`."""
-    if not isinstance(diff, Dim) or free_symbols(diff) != {v}:
-        return None
+    """Every size ``v`` with ``diff == 0``, ``v`` its one symbol, where ``diff`` divides by
+    a size and each ``//`` and ``%`` of it divides by a size growing with ``v`` (from
+    some ``v`` on) a dividend that is from some ``v`` on a polynomial in ``v`` (linear,
+    or one the divisor divides but for an int), and each ``min`` and ``max`` is of such
+    sizes (``3//v + 3 % v``, ``10//v//v``, ``v//v``, ``(2*v + 3) % v``, ``(v*v)//v``):
+    from some ``v`` on a quotient is a polynomial and a remainder linear in ``v``
+    (``(2*v + 3) % v`` is 3 from ``v == 4``), or a divisor is 0 (``v//(1//v)`` has no
+    value from ``v == 2``), so ``diff`` is there a polynomial in ``v`` (0: unbounded,
+    None; else no size past its roots' bound) or has no value, and the sizes below are
+    tried one by one. None where it does not apply, the sizes to try are more than
+    :data:`MAX_TRIED` or those found more than :data:`MAX_VALUES`."""
+    if not isinstance(diff, Dim) or free_symbols(diff) != {v} or not by_size(diff):
+        return None  # (a polynomial's roots are solve_one's; a bound's, prove's)
     tail = _tail(diff, v)
-    if tail is None or not isinstance(tail[0], int) or tail[0] == 0 or tail[1] > MAX_TRIED:
+    if tail is None:
         return None
-    found = tuple(n for n in range(tail[1]) if _may_hold(diff, {v: n}))
+    value, start = tail
+    end = start if value is _NOWHERE else _past_roots(value, v, start)
+    if end is None or end > MAX_TRIED:
+        return None
+    found = tuple(n for n in range(end) if may_hold(diff, {v: n}))
     return found if len(found) <= MAX_VALUES else None
 
 
-def _tail(x: DimLike, v: Any) -> tuple[DimLike, int] | None:
-    """``(value, start)``: ``x``'s value for every ``v >= start`` with each ``//`` and
-    ``%`` of it replaced as :func:`tail_values` says; None where one is not of that
-    kind."""
+#: What :func:`_tail` gives for a size that has no value from some size on.
+_NOWHERE = object()
+
+
+def _tail(x: DimLike, v: Any) -> tuple[Any, int] | None:
+    """``(value, start)``: ``x``'s value for every ``v >= start``, a polynomial in ``v``
+    with each ``//`` and ``%`` of it replaced as :func:`tail_values` says, or
+    :data:`_NOWHERE`; None where one is not of that kind."""
     if isinstance(x, int):
         return x, 0
     total: DimLike = 0
@@ -129,21 +145,131 @@ def _tail(x: DimLike, v: Any) -> tuple[DimLike, int] | None:
             if not isinstance(atom, Opaque):
                 term = term * (Dim(atom) if isinstance(atom, str) else unknown(atom)) ** power
                 continue
-            inner = _tail(atom.args[0], v) if atom.op in ("//", "%") else None
-            line = _linear(atom.args[1], v) if inner is not None else None
-            if line is None or line[0] <= 0 or not isinstance(inner[0], int) or inner[0] < 0:
-                return None
-            (c, begins), (a, b) = inner, line
-            start = max(start, begins, (c - b) // a + 1)  # from there a*v + b > c
-            term = term * (0 if atom.op == "//" else c) ** power
+            found = _divided_tail(atom, v) if atom.op in ("//", "%") else \
+                _extreme_tail(atom, v) if atom.op in ("min", "max") else None
+            if found is None or found[0] is _NOWHERE:
+                return found  # (no value there, whatever the other atoms are)
+            start = max(start, found[1])
+            term = term * found[0] ** power
         total = total + term
     return total, start
 
 
-def _divides(diff: Dim) -> bool:
-    """``diff`` holds a ``//`` or ``%``."""
-    return any(isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
-               for a, _ in m)
+def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
+    """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``: with ``n`` from
+    some ``v`` on ``a1*v + b1`` and ``d`` an int or ``a2*v + b2`` (``a2 >= 1``; a falling
+    divisor is read with both signs turned, as Python's ``//`` and ``%`` allow), ``n`` is
+    ``q*d + r*v + s`` (``q, r = divmod(a1, a2)``), so the quotient is ``q`` and the
+    remainder ``r*v + s`` once that lies in ``[0, d)`` (``r == 0 > s``: ``q - 1`` and
+    ``d + s``); a divisor 0 there leaves no value."""
+    top, bottom = _tail(atom.args[0], v), _tail(atom.args[1], v)
+    if top is None or bottom is None or top[0] is _NOWHERE:
+        return None if top is None or bottom is None else top
+    if bottom[0] is _NOWHERE:
+        return bottom
+    (n, n_start), (d, start) = top, bottom
+    start = max(start, n_start)
+    if isinstance(d, int):
+        if d == 0:
+            return _NOWHERE, start
+        return ((n // d if atom.op == "//" else n % d), start) if isinstance(n, int) else None
+    line = linear_form(d, v)
+    top = _coefficients(n, v)
+    if line is None or line[0] == 0 or top is None:
+        return None
+    (a2, b2), x = line, Dim(v) if isinstance(v, str) else unknown(v)
+    sign = 1 if a2 > 0 else -1  # n // d is (-n) // (-d), n % d is -((-n) % (-d))
+    a2, b2, top = sign * a2, sign * b2, {k: sign * c for k, c in top.items()}
+    if max(top) <= 1:
+        q, r = divmod(top.get(1, 0), a2)
+        s = top.get(0, 0) - q * b2
+    else:  # a polynomial that d divides but for an int: (v*v)//v is v from v == 1
+        exact = _divided_exactly(top, a2, b2)
+        if exact is None:
+            return None
+        q, r, s = sum(c * x**k for k, c in exact[0].items()), 0, exact[1]
+    if r == 0 and s < 0:
+        q, r, s = q - 1, a2, b2 + s
+    start = max(start, _from(r, s, 0), _from(a2 - r, b2 - s, 1))  # 0 <= r*v + s < d
+    return (q if atom.op == "//" else sign * (r * x + s)), start
+
+
+def _divided_exactly(top: dict[int, int], a: int, b: int) -> tuple[dict, int] | None:
+    """``(quotient, remainder)`` of the polynomial ``top`` (its coefficients by power) by
+    ``a*v + b`` where the quotient's coefficients are ints (the remainder then is one);
+    None where they are not."""
+    left = dict(top)
+    quotient = {}
+    for k in range(max(top), 0, -1):
+        c, odd = divmod(left.get(k, 0), a)
+        if odd:
+            return None
+        quotient[k - 1] = c
+        left[k - 1] = left.get(k - 1, 0) - c * b
+    return quotient, left.get(0, 0)
+
+
+def _extreme_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
+    """:func:`_tail` of a ``min`` or ``max``: from past the roots of its arguments'
+    differences on, the one argument its leading coefficients make least (greatest)."""
+    found = [_tail(arg, v) for arg in atom.args]
+    if any(f is None or f[0] is _NOWHERE for f in found):
+        return None if any(f is None for f in found) else \
+            next(f for f in found if f[0] is _NOWHERE)
+    start = max(f[1] for f in found)
+    best = found[0][0]
+    for value, _ in found[1:]:
+        gap = value - best
+        if gap == 0:
+            continue
+        past = _past_roots(gap, v, start)
+        lead = _leading(gap, v)
+        if past is None or lead is None:
+            return None
+        start = past
+        if (lead > 0) == (atom.op == "max"):
+            best = value
+    return best, start
+
+
+def _leading(x: DimLike, v: Any) -> int | None:
+    """The leading coefficient of a polynomial in ``v`` alone, None where it is none."""
+    coefficients = _coefficients(x, v)
+    return None if coefficients is None else coefficients[max(coefficients)]
+
+
+def _from(a: int, b: int, least: int) -> int:
+    """The least size ``v`` with ``a*v + b >= least`` for an ``a >= 0`` (with ``a == 0``,
+    ``b >= least``: each use's form has it)."""
+    return 0 if a == 0 else max(0, -((b - least) // a))
+
+
+def _past_roots(value: DimLike, v: Any, start: int) -> int | None:
+    """A size from which on ``value``, a polynomial in ``v`` that ``diff`` equals from
+    ``start`` on, is never 0: ``start`` for a nonzero int, else past the bound on its
+    roots' size (``1 + max|c_i| / |c_n|``, Cauchy's); None where it is 0 (every size
+    from ``start`` on is one) or no polynomial in ``v`` alone."""
+    if isinstance(value, int):
+        return None if value == 0 else start
+    coefficients = _coefficients(value, v)
+    if coefficients is None:
+        return None
+    top = max(coefficients)
+    lower = max((abs(c) for k, c in coefficients.items() if k != top), default=0)
+    return max(start, 2 + lower // abs(coefficients[top]))
+
+
+def _coefficients(x: DimLike, v: Any) -> dict[int, int] | None:
+    """A polynomial in ``v`` alone as its coefficients by power (``{0: x}`` for an int);
+    None where ``x`` is not one."""
+    if isinstance(x, int):
+        return {0: x}
+    found = {}
+    for mono, c in x._terms:  # the canonical polynomial (same package family)
+        if len(mono) > 1 or (mono and mono[0][0] != v):
+            return None
+        found[mono[0][1] if mono else 0] = c
+    return found
 
 
 def _difference(c: Any, s: dict) -> DimLike | None:
@@ -154,8 +280,9 @@ def _difference(c: Any, s: dict) -> DimLike | None:
         return None
 
 
-def _may_hold(diff: DimLike, at: dict) -> bool:
-    """``diff == 0`` may hold with the names ``at`` their values."""
+def may_hold(diff: DimLike, at: dict) -> bool:
+    """``diff == 0`` may hold with the names ``at`` their values: not where it is then a
+    nonzero int, nor where it has no value (a divisor 0)."""
     try:
         value = substitute(diff, at)
     except ZeroDivisionError:
@@ -173,18 +300,13 @@ def _divisors(op: str, c: int, k: int) -> range | list[int] | None:
         return None if k == c else []
     if c > MAX_DIVIDEND:
         return None
-    found = [e for e in _positive_divisors(c - k) if e > k]
-    return found + [-e for e in _positive_divisors(c)] if k == 0 else found
+    found = [e for e in int_divisors(c - k) if e > k]
+    return found + [-e for e in int_divisors(c)] if k == 0 else found
 
 
-def _positive_divisors(n: int) -> list[int]:
-    """The divisors ``d >= 1`` of ``n >= 1``."""
-    small = [d for d in range(1, math.isqrt(n) + 1) if n % d == 0]
-    return small + [n // d for d in small if d * d != n]
-
-
-def _linear(e: DimLike, v: Any) -> tuple[int, int] | None:
-    """``(a, b)`` with ``e == a*v + b`` (``v`` a name or an unknown's key), or None."""
+def linear_form(e: DimLike, v: Any) -> tuple[int, int] | None:
+    """``(a, b)`` with ``e == a*v + b`` (``v`` a name or an unknown's key), or None: where
+    ``e`` is no Dim, has another symbol, or has no value at ``v == 0`` or ``v == 1``."""
     if not isinstance(e, Dim) or free_symbols(e) != {v}:
         return None
     try:  # (a divisor that itself divides by the size: 7//(8//m) has no value at m == 0)

@@ -16,10 +16,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final, TypeAlias
 
 from .dim import DimLike, as_dim
+from .divisors import by_size
 from .poly import Opaque
 from .symbols import free_symbols, substitute
 
@@ -136,7 +136,7 @@ class Condition:
         try:
             d = substitute(self._key[0], sizes)
             for side in (self.left, self.right):  # (a division its key lost: n//k - n//k)
-                if not isinstance(side, int) and _divides_by_size(side._terms):
+                if by_size(side):
                     substitute(side, sizes)
         except ZeroDivisionError:
             return undefined
@@ -248,17 +248,6 @@ class AnyOf:
         return " or ".join(" and ".join(map(str, case)) if len(case) == 1 or len(self.cases) == 1
                            else "(" + " and ".join(map(str, case)) + ")"
                            for case in self.cases) if self.cases else "false"
-
-
-@lru_cache(maxsize=1 << 12)
-def _divides_by_size(terms: tuple) -> bool:
-    """Whether a size of these terms divides by a size (no int) at any depth: where that
-    size is 0 it has no value, though a difference of it with itself is 0."""
-    return any(type(a) is Opaque and (a.op in ("//", "%") and not isinstance(a.args[1], int)
-                                      or any(not isinstance(arg, int)
-                                             and _divides_by_size(arg._terms)
-                                             for arg in a.args))
-               for mono, _ in terms for a, _ in mono)
 
 
 #: What a build records: one condition, or a disjunction of conjunctions.

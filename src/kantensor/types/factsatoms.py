@@ -10,12 +10,12 @@ size of one size the facts bound above from its values there."""
 from __future__ import annotations
 
 from collections.abc import Hashable
-from functools import lru_cache
 from typing import Any
 
 from .boxorder import has_extremes
 from .conditions import Clause, Condition, Source
 from .dim import Dim, DimLike, _symbol
+from .divisors import by_size, size_divisors  # (their home; named here for facts and tidy)
 from .intervals import interval
 from .narrow import constants_out, narrow
 from .poly import Opaque, divide, lone_atom
@@ -107,30 +107,6 @@ def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> DimLike | None:
     if not isinstance(r, int) or r < 0 or facts.decide((den - (r + 1), ">=", 0)) is not True:
         return None
     return k if op == "//" else r
-
-
-def by_size(x: DimLike) -> bool:
-    """Whether ``x`` has a quotient or remainder by a size, at any depth."""
-    return bool(size_divisors(x))
-
-
-def size_divisors(x: DimLike) -> list[Dim]:
-    """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
-    any depth, each once: where one is 0, ``x`` is not defined (Python's ``//`` raises)."""
-    return [] if isinstance(x, int) else list(_divisors(x._terms))
-
-
-@lru_cache(maxsize=1 << 14)  # (asked of every symbolic output size a direct build makes)
-def _divisors(terms: tuple) -> tuple[Dim, ...]:
-    out: dict[Dim, None] = {}
-    for mono, _ in terms:
-        for a, _ in mono:
-            if type(a) is Opaque:
-                if a.op in ("//", "%") and not isinstance(a.args[1], int):
-                    out[a.args[1]] = None
-                for arg in a.args:
-                    out.update(dict.fromkeys(size_divisors(arg)))
-    return tuple(out)
 
 
 def still_needs(c: Condition, facts: Any, kept: Condition | None = None

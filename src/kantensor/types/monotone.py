@@ -8,7 +8,7 @@ found by bisection; the facts together allow a box, and a size monotone in each 
 takes its least and greatest values over the box at two of its corners; a size of one
 symbol made of multiples, floors and remainders by ints (``(h + 1)//4 - (h + 3)//4``) is
 a linear trend plus a part of period ``L`` (the lcm of the divisors), so its extremes are
-within one period of the ends of the symbol's interval. That answers
+within one period of the ends of the symbol's interval (:mod:`.periodscan`). That answers
 :func:`kantensor.types.prove.proves` and :func:`~kantensor.types.prove.bounds` exactly,
 without the case splits and eliminations of Fourier–Motzkin, whenever it applies;
 ``None`` says it does not (a fact over two symbols, a remainder, an unbounded side the
@@ -22,6 +22,7 @@ from functools import lru_cache
 from typing import Any
 
 from .intervals import interval, nonnegative_atom
+from .periodscan import scan
 from .pointvalue import Unevaluable as _Unevaluable
 from .pointvalue import at as _at
 from .pointvalue import terms as _terms
@@ -318,80 +319,13 @@ def _fact_parts(fact: tuple) -> tuple:
     return tuple(out)
 
 
-#: The longest period of a size in one symbol that :func:`_scan` evaluates (2 periods
-#: per question, kept per size and interval: a hostile size costs some ms, not seconds;
-#: a stack of strides is far shorter, wav2vec2's 320).
-MAX_PERIOD = 1024
-
-
-def _period(x: Any, s: Hashable) -> int | None:
-    """A period of ``x`` minus its linear trend when ``x`` is quasi-linear in ``s`` (sums
-    of int multiples of ``s`` and of floors and remainders by ints of such sizes); None
-    otherwise (a min/max, a product) or past MAX_PERIOD. A floor ``g//k`` of a ``g`` of
-    period ``L`` (``g(v + L) = g(v) + t``, ``t`` an int) has period ``L*k``, since
-    ``g(v + L*k) = g(v) + t*k``; a sum has the lcm of its terms' periods."""
-    terms = _terms(x)
-    if isinstance(terms, int):
-        return 1
-    period = 1
-    for mono, c in terms:
-        if type(c) is not int:
-            return None
-        if not mono:
-            continue
-        if len(mono) > 1 or mono[0][1] != 1:
-            return None
-        atom = mono[0][0]
-        if not isinstance(atom, Opaque):
-            continue
-        k = atom.args[1]
-        if atom.op not in ("//", "%") or type(k) is not int or k <= 0:
-            return None
-        inner = _period(atom.args[0], s)
-        if inner is None:
-            return None
-        period = math.lcm(period, inner * k)
-        if period > MAX_PERIOD:
-            return None
-    return period
-
-
-def _scan(x: Any, s: Hashable, lo: int, hi: int | None) -> tuple | None:
-    """The least and greatest value of ``x`` (quasi-linear in its one symbol ``s``) over
-    ``lo <= s <= hi``: over one period past each end, since ``x(v + L) - x(v)`` is the
-    same at every ``v``; None on a side where ``x`` grows without bound; None if ``x`` is
-    not quasi-linear."""
-    return _scan_of(_terms(x), s, lo, hi)
-
-
-@lru_cache(maxsize=1 << 12)
-def _scan_of(x: tuple | int, s: Hashable, lo: int, hi: int | None) -> tuple | None:
-    period = _period(x, s)
-    if period is None:
-        return None
-    try:
-        if hi is not None and hi - lo < 2 * period:
-            values = [_at(x, s, v) for v in range(lo, hi + 1)]
-            return min(values), max(values)
-        first = [_at(x, s, v) for v in range(lo, lo + period)]
-        step = _at(x, s, lo + period) - first[0]
-        last = first if hi is None else [_at(x, s, v) for v in range(hi - period + 1, hi + 1)]
-    except _Unevaluable:
-        return None
-    if step == 0:
-        return min(first), max(first)
-    if step > 0:
-        return min(first), None if hi is None else max(last)
-    return (None if hi is None else min(last)), max(first)
-
-
 def _scanned(box: Box, x: Any, symbols: set) -> tuple | None:
-    """:func:`_extremes` of a size of one symbol not monotone in it, by :func:`_scan`."""
+    """:func:`_extremes` of a size of one symbol not monotone in it, by :func:`.periodscan.scan`."""
     if len(symbols) != 1:
         return None
     (s,) = symbols
     lo, hi = box.get(s, (0, None))
-    found = _scan(x, s, lo, hi)
+    found = scan(x, s, lo, hi)
     if found is None:
         return None
     far = None if hi is not None else _value(x, {s: LIMIT})  # shows an unbounded side

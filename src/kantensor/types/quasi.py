@@ -29,6 +29,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from .divisors import int_divisors
 from .poly import Opaque
 
 __all__ = ["MAX_PERIOD", "MAX_THRESHOLD", "Table", "fits", "in_fragment", "least_table", "table",
@@ -234,7 +235,7 @@ def least_table(f: np.ndarray, threshold: int, period: int) -> Table:
     """The table (least threshold and period) of the values ``f`` at ``0 .. T + 2*L`` of
     a size with ``f(n + L) - f(n)`` the same for every ``n >= T``."""
     least = period
-    for d in _divisors(period):  # the least period dividing the one found
+    for d in int_divisors(period):  # the least period dividing the one found
         steps = f[threshold + d: threshold + d + period] - f[threshold: threshold + period]
         if (steps == steps[0]).all():
             least = d
@@ -244,11 +245,6 @@ def least_table(f: np.ndarray, threshold: int, period: int) -> Table:
         threshold -= 1
     increments = f[1: threshold + least + 1] - f[: threshold + least]
     return threshold, least, int(f[0]), tuple(int(v) for v in increments)
-
-
-@lru_cache(maxsize=256)
-def _divisors(n: int) -> tuple[int, ...]:
-    return tuple(d for d in range(1, n + 1) if n % d == 0)
 
 
 Comb = tuple[int, int, int]  # (c, d, r): c added to the increments at m == r (mod d)
@@ -284,7 +280,7 @@ def _greedy(inc: tuple[int, ...], slope: int) -> tuple[Comb, ...]:
     period = len(inc)
     left = [v - slope for v in inc]
     combs = []
-    for d in _divisors(period)[1:]:
+    for d in int_divisors(period)[1:]:
         for r in range(d):
             steps = left[r::d]
             if all(v > 0 for v in steps) or all(v < 0 for v in steps):
@@ -306,7 +302,7 @@ def _one_comb(inc: tuple[int, ...]) -> list[Fit]:
 
 def _two_combs(inc: tuple[int, ...]) -> list[Fit]:
     period = len(inc)
-    divisors = [d for d in _divisors(period) if d > 1]
+    divisors = [d for d in int_divisors(period) if d > 1]
     out: set[Fit] = set()
     for d1 in divisors:
         for d2 in divisors:

@@ -33,6 +33,7 @@ from typing import Final
 
 from ..conditions import Condition
 from ..dim import Dim, DimLike, _symbol, unknown
+from ..divisors import int_divisors
 from ..facts import Facts
 from ..poly import Opaque
 from ..productsign import decided, factors
@@ -106,13 +107,6 @@ def _holds(c: Condition, point: Mapping[Hashable, int]) -> bool:
         return False
     return v == 0 if op == "==" else v != 0 if op == "!=" else v >= 0 if op == ">=" \
         else v > 0
-
-
-# -- products ----------------------------------------------------------------------------
-def _divisors(n: int) -> list[int]:
-    n = abs(n)
-    small = [k for k in range(1, math.isqrt(n) + 1) if n % k == 0]
-    return sorted(set(small) | {n // k for k in small})
 
 
 # -- solving -----------------------------------------------------------------------------
@@ -317,7 +311,7 @@ def _product_split(c: Condition, sets: Mapping[Hashable, SizeSet],
     target = -const // k
     if target == 0:
         return [[Condition(f, "==", 0, c.source)] for f in fs]
-    divisors = _divisors(target)
+    divisors = int_divisors(target)
     if len(divisors) * 2 > _MAX_DIVISORS:
         return None
     options = []
@@ -357,7 +351,7 @@ def _congruence_split(c: Condition) -> list[list[Condition]] | None:
         return None
     k0, fs, _ = split
     k = atom.args[1] // math.gcd(atom.args[1], k0)
-    divisors = _divisors(k)
+    divisors = int_divisors(k)
     if len(divisors) ** len(fs) > _MAX_DIVISORS:
         return None
     branches = []

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Final
 
+from ..divisors import int_divisors
 from ..limits import MAX_SIZE
 
 __all__ = ["MAX_MODULUS", "Inexpressible", "Piece", "SizeSet"]
@@ -392,20 +393,12 @@ def _shortest(p: Piece) -> Piece:
         return p
     if len(p.residues) == m:
         return Piece(p.lo, p.hi)
-    for d in sorted(_divisors(m)):
+    for d in int_divisors(m):
         if d == m:
             break
         if all(((r + d) % m in p.residues) for r in p.residues):
             return Piece(p.lo, p.hi, d, frozenset(r % d for r in p.residues))
     return p
-
-
-def _divisors(m: int) -> set[int]:
-    out = set()
-    for k in range(1, math.isqrt(m) + 1):
-        if m % k == 0:
-            out |= {k, m // k}
-    return out
 
 
 def _normal(pieces: list[Piece]) -> tuple[Piece, ...]:
