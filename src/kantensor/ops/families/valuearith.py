@@ -1,8 +1,8 @@
 """Interval arithmetic of elementwise Ops on the bounds of integer values
 (:mod:`.values` follows the graph; this computes one Op's bounds from its inputs'):
 ``+``, ``-``, negation, ``minimum``/``maximum``, and ``*``, ``//``, ``%`` by an int
-(``%`` by a size too). A bound is an int, a Dim or None (not known); the result holds
-every value, exact where the inputs' bounds are reached."""
+(``*``, ``//`` and ``%`` by a size too). A bound is an int, a Dim or None (not known);
+the result holds every value, exact where the inputs' bounds are reached."""
 
 from __future__ import annotations
 
@@ -23,6 +23,22 @@ UNKNOWN: Range = (None, None)
 def _constant(r: Range) -> int | None:
     """The int that every value of ``r`` is, else None."""
     return r[0] if type(r[0]) is int and r[0] == r[1] else None
+
+
+def _size(r: Range) -> Dim | None:
+    """The size every value of ``r`` is (a Dim, never negative: a size used as a number,
+    ``len(x)``, ``x.shape[1]``), else None."""
+    d = r[0]
+    return d if isinstance(d, Dim) and r[1] == d and _at_least(d, 0) else None
+
+
+def _floor_by_size(x: DimLike | None, d: Dim) -> DimLike | None:
+    """``x // d`` for a size ``d``, as NumPy's integer floor division gives it: 0 where
+    ``d`` is 0 (NumPy warns and gives 0), so ``min(1, d)*(x//max(1, d))`` where d may
+    be 0."""
+    if x is None or x == 0:
+        return None if x is None else 0
+    return x // d if _at_least(d, 1) else dim_min(d, 1) * (x // dim_max(d, 1))
 
 
 def computed(impl: Any, ranges: list[Range]) -> Range:
@@ -47,11 +63,16 @@ def computed(impl: Any, ranges: list[Range]) -> Range:
             if k is not None:  # by one known int
                 ends = (_times(x[0], k), _times(x[1], k))
                 return ends if k >= 0 else (ends[1], ends[0])
+        for x, c in ((a, b), (b, a)):
+            d = _size(c)
+            if d is not None:  # by a size d >= 0: monotone (not decreasing)
+                return (_times(x[0], d), _times(x[1], d))
         return UNKNOWN
-    k = _constant(b)
-    if impl is np.remainder and k is None and b[0] == b[1] and isinstance(b[0], Dim) and \
-            _at_least(b[0], 0):  # by a size d (np.take's mode='wrap'): 0 .. d - 1, any a
-        return 0, dim_max(b[0] - 1, 0)
+    k, d = _constant(b), _size(b)
+    if impl is np.remainder and k is None and d is not None:  # by a size d (np.take's
+        return 0, dim_max(d - 1, 0)  # mode='wrap'): 0 .. d - 1, any a
+    if impl is np.floor_divide and k is None and d is not None:  # by a size d: monotone
+        return (_floor_by_size(a[0], d), _floor_by_size(a[1], d))  # (0 where d is 0)
     if k is None or k == 0:
         return UNKNOWN
     if impl is np.floor_divide:  # monotone (decreasing for k < 0)
@@ -103,5 +124,5 @@ def _neg(x: DimLike | None) -> DimLike | None:
     return None if x is None else -x
 
 
-def _times(x: DimLike | None, k: int) -> DimLike | None:
+def _times(x: DimLike | None, k: DimLike) -> DimLike | None:
     return None if x is None else x * k

@@ -17,7 +17,7 @@ repeat or join values (``reshape``, ``x[::-1]``, ``concatenate``, ``repeat``, ``
 ``swapaxes``, ...), the Ops that pick some of them where data decide which (fancy
 indices and masks, ``take``, ``take_along_axis``, ``diagonal``, ``max``/``min``,
 ``where``: :func:`_picked`), ``+``, ``-``, negation, ``minimum``/``maximum``, ``clip``,
-and ``*``, ``//``, ``%`` by an int, and ``argsort`` / ``argpartition`` / ``lexsort``
+and ``*``, ``//``, ``%`` by an int or a size, and ``argsort`` / ``argpartition`` / ``lexsort``
 (:func:`permutation_axis`), ``argmax`` / ``argmin``.
 A bool the graph computes (a comparison, ``x > 0``) is 0 .. 1 where nothing narrower is
 known: each value is reached for some data, so its hull is the for-every-data reading, as
