@@ -144,8 +144,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
 
     def search(beyond: Callable, seen: set[bytes]) -> Iterator[dict]:
         goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
-        for S in (T for L in goal(ConstrainedState()) for T in settled_states(L, terms)):
-            answer = answer_in(user, roles, S, names, terms)
+        for S, opened in (T for L in goal(ConstrainedState()) for T in settled_states(L, terms)):
+            answer = answer_in(user, roles, S, names, opened)
             if answer is None:
                 continue
             key = digest(answer)
@@ -156,8 +156,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                     return
 
     def complete(S: ConstrainedState) -> Iterator[dict]:
-        return (a for L in labelo()(S) for T in settled_states(L, terms)
-                if (a := answer_in(user, roles, T, names, terms)) is not None)
+        return (a for L in labelo()(S) for T, opened in settled_states(L, terms)
+                if (a := answer_in(user, roles, T, names, opened)) is not None)
 
     return Solutions(search, list(names.values()), limit, max_rank, complete)
 

@@ -21,7 +21,7 @@ from ..types.dim import Dim
 from ..types.dimfacts import solve_for
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
-from .opendtypes import OpenDType, dtype_vars, open_ranges
+from .opendtypes import OpenDType
 
 #: The anonymous variables :func:`~kantensor.query.pattern` made for what the user left
 #: open: they are the pattern's, not the user's, so answers never show them (identity by
@@ -72,13 +72,14 @@ class _Namer:
 
 
 def answer_in(user: list[Any], roles: set, S: ConstrainedState,
-              names: dict[Any, str], terms: Sequence[Any] = ()) -> Answer | None:
+              names: dict[Any, str], ranges: dict[Any, frozenset[str]] | None = None
+              ) -> Answer | None:
     """The answer in state ``S``: each user variable's value under its name in ``names``
     (``roles``: the variables that stand for one size); None where the constraints left
-    hold at no named sizes. A dtype of ``terms`` (the query's inputs and outputs) left
-    open is an :class:`~.opendtypes.OpenDType` (the state settled by
-    :func:`~.opendtypes.settled_states` first), named after the user's variable where one
-    stands for it, else ``T``, ``T1``, ..."""
+    hold at no named sizes. Each dtype of ``ranges`` (the query's terms' dtypes left
+    open and the dtypes each ranges over, as :func:`~.opendtypes.settled_states` gives
+    them with ``S``) is an :class:`~.opendtypes.OpenDType`, named after the user's
+    variable where one stands for it, else ``T``, ``T1``, ..."""
     s = S.data
     store = S.constraints[TypeStore]
     named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
@@ -99,7 +100,7 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
     values = symbolic_values(sizes, s, store.pending, named, namer, residual)
     if REFUTED in residual:
         return None  # the constraints left hold at no named sizes: no answer
-    dtypes = _open_dtypes(user, S, names, namer.taken, terms)
+    dtypes = _open_dtypes(user, S, names, namer.taken, ranges or {})
     for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
         if Condition(a, "==", b) not in residual:
             residual.append(Condition(a, "==", b))
@@ -143,29 +144,27 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
 
 
 def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],
-                 taken: set[str], terms: list[Any]) -> dict[Any, OpenDType]:
-    """Each dtype ``terms`` leave open, as an :class:`~.opendtypes.OpenDType`:
+                 taken: set[str], ranges: dict[Any, frozenset[str]]) -> dict[Any, OpenDType]:
+    """Each open dtype of ``ranges``, as an :class:`~.opendtypes.OpenDType` with its set:
     named after the user's variable that is it (``D`` of ``pattern(D, (3,))``), else
-    ``T``, ``T1``, ... (no name the answer has), with the dtypes its constraints accept."""
-    s = S.data
-    found = dtype_vars(terms, s)
-    if not found:
+    ``T``, ``T1``, ... (no name the answer has)."""
+    if not ranges:
         return {}
-    ranges = open_ranges(S, found)
+    s = S.data
     own: dict[Any, str] = {}
     for v in user:  # (two of the user's variables made one dtype: the first's name)
         if isvar(w := walk(v, s)):
             own.setdefault(w, names[v])
     taken = set(taken) | set(names.values())
     out = {}
-    for v in found:
+    for v, dtypes in ranges.items():
         name = own.get(v)
         if name is None:
             name, k = "T", 1
             while name in taken:
                 name, k = f"T{k}", k + 1
             taken.add(name)
-        out[v] = OpenDType(name, ranges[v])
+        out[v] = OpenDType(name, dtypes)
     return out
 
 

@@ -6,8 +6,8 @@ variable: an input's dtype where its annotation names no category is any dtype b
 string (:class:`~kantensor.logic.dtypes.InDefaultRange`). An answer names such a dtype
 (the user's name for it, else ``T``, ``T1``, ...) wherever it appears, so two places of
 one dtype are seen to be one (``X = T[], Y = T[2*n,3]``), and states the set it ranges
-over as the relation's constraints give it: each dtype of the table is tried against
-them (``T != string``), never assumed. A dtype that another constraint still waits on
+over as the relation's constraints give it, the meet of their sets (``T != string``),
+never assumed. A dtype that another constraint still waits on
 (a wrapped Python int's fit, which adds size conditions per dtype) is not left open: its
 state is split into one per dtype (:func:`settled_states`), so each answer's conditions
 are its own.
@@ -21,17 +21,18 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dtypes import InCategory, InDefaultRange
+from ..logic.dtypes import InCategory, InDefaultRange, category_dtypes
 from ..logic.store import TypeStore, copy_state, labelo, propagate, unify_oc
 from ..logic.terms import TensorTerm, isvar, term_vars, walk
-from ..types.dtypes import CATEGORIES, DTYPES
+from ..types.dtypes import CATEGORIES, DEFAULT_RANGE, DTYPES
 
-__all__ = ["OpenDType", "dtype_vars", "open_ranges", "settled_states"]
+__all__ = ["OpenDType", "dtype_vars", "settled_states"]
 
 #: Constraints that say of one dtype only whether it is in a set: an open dtype that
 #: only these hold ranges over the dtypes they accept, whatever else the state holds.
 _MEMBERSHIP = (InDefaultRange, InCategory)
 _EVERY = frozenset(DTYPES)
+_DEFAULT = frozenset(DEFAULT_RANGE)
 _TABLE_ORDER = {d: i for i, d in enumerate(DTYPES)}
 
 
@@ -73,7 +74,8 @@ def ordered(dtypes: frozenset[str]) -> tuple[str, ...]:
 
 def dtype_vars(terms: Sequence[Any], s: dict) -> list[Any]:
     """The unbound dtype variables of ``terms`` under ``s``: the dtype of every tensor
-    term they hold (walked), each once, in order of appearance."""
+    term they are or hold in a list (walked; a shape holds sizes, no dtype), each once,
+    in order of appearance."""
     out: list[Any] = []
     stack = list(reversed(terms))
     while stack:
@@ -82,8 +84,7 @@ def dtype_vars(terms: Sequence[Any], s: dict) -> list[Any]:
             d = walk(t.dtype, s)
             if isvar(d) and not any(d is v for v in out):
                 out.append(d)
-            stack.append(t.shape)
-        elif isinstance(t, tuple | list):
+        elif isinstance(t, list):
             stack.extend(reversed(t))
     return out
 
@@ -95,30 +96,33 @@ def _holding(v: Any, S: ConstrainedState) -> list:
             if any(w is v for w in term_vars(c.terms(), s))]
 
 
-def open_ranges(S: ConstrainedState, open_vars: Sequence[Any]) -> dict[Any, frozenset[str]]:
-    """Each of ``open_vars`` (open in ``S``, held by membership constraints only: see
-    :func:`settled_states`) and the dtypes its constraints accept (each tried)."""
-    s = S.data
-    out = {}
-    for v in open_vars:
+def _meet(held: list) -> frozenset[str]:
+    """The dtypes membership constraints ``held`` all accept: the meet of their sets
+    (every dtype where none holds the dtype)."""
+    found = _EVERY
+    for c in held:
+        found = found & _members(c)
+    return found
+
+
+def _members(c: Any) -> frozenset[str]:
+    """The dtypes a membership constraint accepts: an input's default range (every dtype
+    but string), a category's or a set's."""
+    return _DEFAULT if isinstance(c, InDefaultRange) else category_dtypes(c.category)
+
+
+def settled_states(S: ConstrainedState, terms: Sequence[Any]
+                   ) -> Iterator[tuple[ConstrainedState, dict[Any, frozenset[str]]]]:
+    """``S`` and its open dtypes of ``terms`` (:func:`dtype_vars`), each with the dtypes
+    it ranges over, if each is held by membership constraints only and accepts some
+    dtype; else, for the first open dtype another constraint holds, the states of each
+    dtype it can be (bound, propagated, labeled, and settled in turn); nothing where an
+    open dtype accepts none (no instance of the answer exists)."""
+    ranges = {}
+    for v in dtype_vars(terms, S.data):
         held = _holding(v, S)
-        found = []
-        for d in DTYPES:
-            bound = unify_oc(v, d, s)
-            if bound is not False and all(c.check(bound, ()) is not None for c in held):
-                found.append(d)
-        out[v] = frozenset(found)
-    return out
-
-
-def settled_states(S: ConstrainedState, terms: Sequence[Any]) -> Iterator[ConstrainedState]:
-    """``S`` if every open dtype of ``terms`` is held by membership constraints only and
-    accepts some dtype; else, for the first open dtype another constraint holds, the
-    states of each dtype it can be (bound, propagated, labeled, and settled in turn);
-    nothing where an open dtype accepts none (no instance of the answer exists)."""
-    open_vars = dtype_vars(terms, S.data)
-    for v in open_vars:
-        if all(isinstance(c, _MEMBERSHIP) for c in _holding(v, S)):
+        if all(isinstance(c, _MEMBERSHIP) for c in held):
+            ranges[v] = _meet(held)
             continue
         for d in DTYPES:
             new = copy_state(S)
@@ -130,5 +134,5 @@ def settled_states(S: ConstrainedState, terms: Sequence[Any]) -> Iterator[Constr
                 for T in labelo()(new):
                     yield from settled_states(T, terms)
         return
-    if all(open_ranges(S, open_vars).values()):
-        yield S
+    if all(ranges.values()):
+        yield S, ranges
