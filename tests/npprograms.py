@@ -612,6 +612,8 @@ def _choice_explains(result, sizes) -> bool:
                             return True
                     except ZeroDivisionError:
                         return True
+                    except ValueError:  # over a size the data decide: it cannot say
+                        continue
     return False
 
 

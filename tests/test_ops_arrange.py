@@ -36,6 +36,8 @@ ONE_INPUT: dict[str, tuple[Any, Any, int, int]] = {
     "flip": (lambda n: st.fixed_dictionaries({"axis": axes(n)}), np.flip, 0, 3),
     "roll": (lambda n: st.one_of(
         st.fixed_dictionaries({"shift": st.integers(-5, 5)}),
+        # several shifts of the flattened tensor (NumPy rolls by each: their sum)
+        st.fixed_dictionaries({"shift": st.lists(st.integers(-3, 3), max_size=3).map(tuple)}),
         st.fixed_dictionaries({"shift": st.integers(-5, 5), "axis": axis(n)}),
         st.fixed_dictionaries({"shift": st.lists(st.integers(-3, 3), min_size=2, max_size=2)
                                .map(tuple), "axis": st.lists(axis(n), min_size=2, max_size=2)

@@ -152,7 +152,8 @@ class TensorTerm:
         shape = self.shape
         body = ",".join(str(d) if isinstance(d, int | Dim) else "?" for d in shape) \
             if isinstance(shape, tuple) else "..."  # (a size an answer names: its Dim)
-        dtype = self.dtype if isinstance(self.dtype, str) else "?"
+        dtype = self.dtype  # a name, or an answer's open dtype (its name), else ?
+        dtype = "?" if dtype is None or isvar(dtype) else str(dtype)
         return f"{dtype}[{body}]" + (" (wrapped)" if self.wrapped is True else "")
 
 

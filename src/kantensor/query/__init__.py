@@ -33,6 +33,7 @@ from ..types.type import TensorType
 from .answers import Answer as Answer
 from .answers import anonymous, answer_in, size_positions, user_vars, variable_names
 from .hidden import adds_inputs, node_inputs, with_hidden
+from .opendtypes import settled_states
 from .solutions import KEEP as KEEP
 from .solutions import MAX_LEN as MAX_LEN
 from .solutions import Solutions, TooManyAnswers, digest
@@ -135,15 +136,16 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
         if isinstance(x, str):
             TensorType.parse(x)  # syntax errors now, not when the answers are read
     _check_counts(rel, inputs, len(outputs))
-    user = user_vars([*inputs, *outputs])
+    terms = [*inputs, *outputs]
+    user = user_vars(terms)
     names = variable_names(user)
     roles = {v for v in user if any(v is x for x in size_positions([*inputs, *outputs], {}))}
     typed = [eq(x, TensorTerm(var(), var(), False)) for x in inputs if isvar(x)]
 
     def search(beyond: Callable, seen: set[bytes]) -> Iterator[dict]:
         goal = lall(*typed, rel.goal(inputs, outputs, beyond), labelo(beyond=beyond))
-        for S in goal(ConstrainedState()):
-            answer = answer_in(user, roles, S, names)
+        for S, opened in (T for L in goal(ConstrainedState()) for T in settled_states(L, terms)):
+            answer = answer_in(user, roles, S, names, opened)
             if answer is None:
                 continue
             key = digest(answer)
@@ -154,7 +156,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
                     return
 
     def complete(S: ConstrainedState) -> Iterator[dict]:
-        return (a for T in labelo()(S) if (a := answer_in(user, roles, T, names)) is not None)
+        return (a for L in labelo()(S) for T, opened in settled_states(L, terms)
+                if (a := answer_in(user, roles, T, names, opened)) is not None)
 
     return Solutions(search, list(names.values()), limit, max_rank, complete)
 

@@ -13,7 +13,7 @@ from typing import Any
 from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
-from ..logic.answers import REFUTED, symbolic_values
+from ..logic.answers import REFUTED, symbolic_values, where_text
 from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from ..types.conditions import Clause, Condition
@@ -21,6 +21,7 @@ from ..types.dim import Dim
 from ..types.dimfacts import solve_for
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
+from .opendtypes import OpenDType
 
 #: The anonymous variables :func:`~kantensor.query.pattern` made for what the user left
 #: open: they are the pattern's, not the user's, so answers never show them (identity by
@@ -71,10 +72,14 @@ class _Namer:
 
 
 def answer_in(user: list[Any], roles: set, S: ConstrainedState,
-            names: dict[Any, str]) -> Answer | None:
+              names: dict[Any, str], ranges: dict[Any, frozenset[str]] | None = None
+              ) -> Answer | None:
     """The answer in state ``S``: each user variable's value under its name in ``names``
     (``roles``: the variables that stand for one size); None where the constraints left
-    hold at no named sizes."""
+    hold at no named sizes. Each dtype of ``ranges`` (the query's terms' dtypes left
+    open and the dtypes each ranges over, as :func:`~.opendtypes.settled_states` gives
+    them with ``S``) is an :class:`~.opendtypes.OpenDType`, named after the user's
+    variable where one stands for it, else ``T``, ``T1``, ..."""
     s = S.data
     store = S.constraints[TypeStore]
     named = {walk(v, s): dim for dim, v in reversed(list(store.dims.items()))
@@ -91,10 +96,11 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
             own.setdefault(w, names[v])
     sizes = list(term_vars([*own, *size_positions(user, s), *roles], s))
     residual: list[Clause] = []
-    values = symbolic_values(sizes, s, store.pending, named, _Namer(taken, names, own),
-                             residual)
+    namer = _Namer(taken, names, own)
+    values = symbolic_values(sizes, s, store.pending, named, namer, residual)
     if REFUTED in residual:
         return None  # the constraints left hold at no named sizes: no answer
+    dtypes = _open_dtypes(user, S, names, namer.taken, ranges or {})
     for a, b, _ in s.get(ASSUMED, ()):  # two named sizes (or one and an int) made equal
         if Condition(a, "==", b) not in residual:
             residual.append(Condition(a, "==", b))
@@ -119,7 +125,7 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
     def value(term: Any, is_size: bool = False) -> Any:
         t = walk(term, s)
         if isvar(t):
-            return size(values.get(t)) if is_size else None
+            return size(values.get(t)) if is_size else dtypes.get(t)
         if type(t) is Dim:
             return size(t)
         if isinstance(t, TensorTerm):
@@ -127,12 +133,39 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
             if isinstance(dtype, str) and isinstance(shape, tuple) and \
                     all(x is not None for x in shape):
                 return TensorType(dtype, shape)
-            return TensorTerm(None if isvar(dtype) else dtype, shape, walk(t.wrapped, s))
+            return TensorTerm(dtypes.get(dtype) if isvar(dtype) else dtype, shape,
+                              walk(t.wrapped, s))
         if isinstance(t, tuple):
             return tuple(value(x, True) for x in t)
         return t
 
-    return Answer({names[v]: value(v, v in roles) for v in user}, residual)
+    return Answer({names[v]: value(v, v in roles) for v in user}, residual,
+                  tuple(dtypes.values()))
+
+
+def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],
+                 taken: set[str], ranges: dict[Any, frozenset[str]]) -> dict[Any, OpenDType]:
+    """Each open dtype of ``ranges``, as an :class:`~.opendtypes.OpenDType` with its set:
+    named after the user's variable that is it (``D`` of ``pattern(D, (3,))``), else
+    ``T``, ``T1``, ... (no name the answer has)."""
+    if not ranges:
+        return {}
+    s = S.data
+    own: dict[Any, str] = {}
+    for v in user:  # (two of the user's variables made one dtype: the first's name)
+        if isvar(w := walk(v, s)):
+            own.setdefault(w, names[v])
+    taken = set(taken) | set(names.values())
+    out = {}
+    for v, dtypes in ranges.items():
+        name = own.get(v)
+        if name is None:
+            name, k = "T", 1
+            while name in taken:
+                name, k = f"T{k}", k + 1
+            taken.add(name)
+        out[v] = OpenDType(name, dtypes)
+    return out
 
 
 def _fixed(where: Sequence[Clause]) -> dict[str, int]:
@@ -156,14 +189,28 @@ class Answer(dict):
     ``X = float32[m]`` never claims every ``m``. Equal to a plain dict of the same
     values (``where`` aside)."""
 
-    def __init__(self, values: dict[str, Any], where: Sequence[Condition] = ()):
+    def __init__(self, values: dict[str, Any], where: Sequence[Condition] = (),
+                 dtypes: Sequence[OpenDType] = ()):
         super().__init__(values)
         self.where = tuple(where)
+        #: the dtypes the answer leaves open (:class:`~.opendtypes.OpenDType`), each
+        #: with the set the relation lets it range over
+        self.dtypes = tuple(dtypes)
+
+    def where_text(self) -> str:
+        """What has to hold besides the values, as one line: the sizes' constraints
+        (``m > 2``), then the sets the open dtypes range over (``T != string``); empty
+        where nothing does."""
+        parts = [where_text(self.where)] if self.where else []
+        return " and ".join(parts + self._dtype_clauses())
+
+    def _dtype_clauses(self) -> list[str]:
+        return [c for d in self.dtypes if (c := d.clause()) is not None]
 
     def __repr__(self) -> str:
         text = dict.__repr__(self)
-        return f"Answer({text}, where={list(map(str, self.where))!r})" if self.where \
-            else text
+        where = [*map(str, self.where), *self._dtype_clauses()]
+        return f"Answer({text}, where={where!r})" if where else text
 
 
 def size_positions(terms: list, s: dict) -> list:

@@ -11,13 +11,13 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.answers import where_text
 from ..logic.terms import TensorTerm
 from ..signature.display import solutions_html, solutions_text
 from ..signature.solve import DEFAULT_MAX_RANK
 from ..types.dim import Dim
 from ..types.type import TensorType
 from .answers import Answer
+from .opendtypes import OpenDType
 
 #: Answers a :class:`Solutions` keeps, for indexing and display; past them answers are
 #: streamed and forgotten (iterating again past them runs the search again).
@@ -211,7 +211,7 @@ class Solutions:
 
 def digest(answer: Answer) -> bytes:
     """What tells two answers apart, in 16 bytes: a digest of their text."""
-    text = repr((sorted(answer.items()), answer.where))
+    text = repr((sorted(answer.items()), answer.where, answer.dtypes))
     return hashlib.blake2b(text.encode(), digest_size=16).digest()
 
 
@@ -219,15 +219,12 @@ def _row(answer: Answer) -> str:
     """One answer as text: ``X = float32[n], where m == n//2``. A size left symbolic
     under its own name (``m = m``) says nothing and is left out, unless it is all."""
     shown = {k: v for k, v in answer.items()
-             if not (isinstance(v, Dim) and v.name == k)} or answer
+             if not (isinstance(v, Dim | OpenDType) and str(v) == k)} or answer
+    where = answer.where_text()
     if not shown:  # no variable: the types given hold, where the constraints do
-        return f"holds where {where_text(answer.where)}" if answer.where else "holds"
-    return ", ".join(f"{k} = {_fmt(v)}" for k, v in shown.items()) + _where(answer)
-
-
-def _where(answer: Answer) -> str:
-    """``", where m > 2 and ..."``: an answer's constraints, or nothing."""
-    return f", where {where_text(answer.where)}" if answer.where else ""
+        return f"holds where {where}" if where else "holds"
+    return ", ".join(f"{k} = {_fmt(v)}" for k, v in shown.items()) + (
+        f", where {where}" if where else "")
 
 
 def _rank(value: Any) -> int:

@@ -122,6 +122,13 @@ def solutions_text(solutions: Iterable, row: Callable[[Any], str], show: int | N
     return lines + (f"\n{text}" if text else "")
 
 
+def _where(row: Any) -> str:
+    """A row's constraints as one line: its own ``where_text()`` (an answer's sizes and
+    open dtypes), else the text of its ``where`` (empty where it has none)."""
+    own = getattr(row, "where_text", None)
+    return own() if callable(own) else where_text(getattr(row, "where", ()))
+
+
 def solutions_html(names: Sequence[str], solutions: Iterable[dict],
                    note: Callable[[], str] | None = None, show: int | None = None,
                    start: int = 0) -> str:
@@ -146,8 +153,9 @@ def solutions_html(names: Sequence[str], solutions: Iterable[dict],
         caption = f"{caption} {text}"
     cells = [[value_inline(r.get(n)) for n in names] for r in rows]
     header = list(names)
-    if any(getattr(r, "where", ()) for r in rows):  # constraints the values leave
+    wheres = [_where(r) for r in rows]
+    if any(wheres):  # constraints the values leave
         header.append("where")
-        for row, r in zip(cells, rows, strict=True):
-            row.append(esc(where_text(getattr(r, "where", ()))))
+        for row, text in zip(cells, wheres, strict=True):
+            row.append(esc(text))
     return block("Solutions", "", table(header, cells, caption=esc(caption)))

@@ -55,6 +55,15 @@ def partitioned(types: tuple, kth: tuple[int | Dim, ...], axis: int | None,
 
 
 @reads_ranks
+def argpartitioned(types: tuple, kth: tuple[int | Dim, ...], axis: int | None,
+                   **_: Any) -> dict[str, Any]:
+    """argpartition: as :func:`partitioned`, but like NumPy (and argsort) a 0-d input
+    takes axis 0 or -1 and gives one index, as if flattened (np.partition refuses)."""
+    flat = types[0].ndim == 0 and axis in (0, -1)
+    return partitioned(types, kth, None if flat else axis)
+
+
+@reads_ranks
 def searched(types: tuple, **_: Any) -> dict[str, Any]:
     """searchsorted: ``a`` 1-d, one int64 index per element of ``v`` (``v``'s shape)."""
     a, v = types

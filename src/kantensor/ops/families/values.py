@@ -17,7 +17,7 @@ repeat or join values (``reshape``, ``x[::-1]``, ``concatenate``, ``repeat``, ``
 ``swapaxes``, ...), the Ops that pick some of them where data decide which (fancy
 indices and masks, ``take``, ``take_along_axis``, ``diagonal``, ``max``/``min``,
 ``where``: :func:`_picked`), ``+``, ``-``, negation, ``minimum``/``maximum``, ``clip``,
-and ``*``, ``//``, ``%`` by an int, and ``argsort`` / ``argpartition`` / ``lexsort``
+and ``*``, ``//``, ``%`` by an int or a size, and ``argsort`` / ``argpartition`` / ``lexsort``
 (:func:`permutation_axis`), ``argmax`` / ``argmin``.
 A bool the graph computes (a comparison, ``x > 0``) is 0 .. 1 where nothing narrower is
 known: each value is reached for some data, so its hull is the for-every-data reading, as
@@ -77,10 +77,9 @@ from .positions import counted, position_row
 from .selecting import argpartition, lexsort, partition
 from .shape import argsort, broadcast_to, concatenate, hstack, reshape, stack, vstack
 from .squeezing import squeeze
+from .valuearith import UNKNOWN as _UNKNOWN
+from .valuearith import Range, computed
 
-#: (least, greatest) value, None for a side not known.
-Range = tuple["DimLike | None", "DimLike | None"]
-_UNKNOWN: Range = (None, None)
 #: How many Ops back the values are followed.
 DEPTH = 64
 #: Ops (by their implementation) whose values are some of their first input's: they
@@ -286,14 +285,14 @@ def _of_node(v: Variable, node: Any, depth: int, memo: dict) -> Range:
         return _range(ins[0], depth, memo)  # or 1: _fits keeps only values within those)
     if impl is np.clip and len(ins) == 3:  # minimum(maximum(x, lo), hi)
         x, lo, hi = (_range(y, depth, memo) for y in ins)
-        return _computed(np.minimum, [_computed(np.maximum, [x, lo]), hi])
+        return computed(np.minimum, [computed(np.maximum, [x, lo]), hi])
     if impl in (tril, triu, np.diag):  # its values and 0 (diag of a matrix: some
         lo, hi = _range(ins[0], depth, memo)  # of them, within the same hull)
         found = _UNKNOWN if lo is None or hi is None else (dim_min(lo, 0), dim_max(hi, 0))
         return found if impl is not np.diag or v.type.ndim == 2 else _picked(v, lambda: found)
     if v.type.dtype == "bool":
         return _UNKNOWN  # bool arithmetic is logical (True + True is True)
-    return _computed(impl, [_range(x, depth, memo) for x in ins])
+    return computed(impl, [_range(x, depth, memo) for x in ins])
 
 
 def _picked(v: Variable, hull: Any) -> Range:
@@ -410,90 +409,3 @@ def _position_hull(shape: tuple[DimLike, ...], axis: int | None,
     for s in out:
         size = size * s
     return (0, dim_min(1, size) * n - 1)
-
-
-def _constant(r: Range) -> int | None:
-    """The int that every value of ``r`` is, else None."""
-    return r[0] if type(r[0]) is int and r[0] == r[1] else None
-
-
-def _computed(impl: Any, ranges: list[Range]) -> Range:
-    """Interval arithmetic of the elementwise Op ``impl`` on its inputs' bounds."""
-    if impl is np.negative and len(ranges) == 1:
-        lo, hi = ranges[0]
-        return (_neg(hi), _neg(lo))
-    if len(ranges) != 2:
-        return _UNKNOWN
-    a, b = ranges
-    if impl is np.add:
-        return (_sum(a[0], b[0]), _sum(a[1], b[1]))
-    if impl is np.subtract:
-        return (_sum(a[0], _neg(b[1])), _sum(a[1], _neg(b[0])))
-    if impl is np.minimum:  # (a known greatest of either bounds the greatest)
-        return (_both(dim_min, a[0], b[0]), _either(dim_min, a[1], b[1]))
-    if impl is np.maximum:  # (a known least of either bounds the least)
-        return (_either(dim_max, a[0], b[0]), _both(dim_max, a[1], b[1]))
-    if impl is np.multiply:
-        for x, c in ((a, b), (b, a)):
-            k = _constant(c)
-            if k is not None:  # by one known int
-                ends = (_times(x[0], k), _times(x[1], k))
-                return ends if k >= 0 else (ends[1], ends[0])
-        return _UNKNOWN
-    k = _constant(b)
-    if impl is np.remainder and k is None and b[0] == b[1] and isinstance(b[0], Dim) and \
-            _at_least(b[0], 0):  # by a size d (np.take's mode='wrap'): 0 .. d - 1, any a
-        return 0, dim_max(b[0] - 1, 0)
-    if k is None or k == 0:
-        return _UNKNOWN
-    if impl is np.floor_divide:  # monotone (decreasing for k < 0)
-        ends = (None if a[0] is None else a[0] // k, None if a[1] is None else a[1] // k)
-        return ends if k > 0 else (ends[1], ends[0])
-    if impl is np.remainder:  # NumPy's (and Python's) remainder takes the divisor's sign
-        return _remainder(a, k)
-    return _UNKNOWN
-
-
-def _remainder(a: Range, k: int) -> Range:
-    """Bounds of ``a % k``: ``a`` itself where it is already within ``0 .. k - 1`` (or
-    ``k + 1 .. 0``); of values of one sign that may not be, those values' side capped by
-    the divisor's (a remainder is no farther from 0 than the value); else the divisor's."""
-    lo, hi = a
-    if k > 0:
-        if _at_least(lo, 0) and hi is not None:
-            return (lo, hi) if _at_most(hi, k - 1) else (0, dim_min(hi, k - 1))
-        return (0, k - 1)
-    if _at_most(hi, 0) and lo is not None:
-        return (lo, hi) if _at_least(lo, k + 1) else (dim_max(lo, k + 1), 0)
-    return (k + 1, 0)
-
-
-def _at_least(x: DimLike | None, c: int) -> bool:
-    least = None if x is None else interval(x)[0]
-    return least is not None and least >= c
-
-
-def _at_most(x: DimLike | None, c: int) -> bool:
-    most = None if x is None else interval(x)[1]
-    return most is not None and most <= c
-
-
-def _both(pick: Any, x: DimLike | None, y: DimLike | None) -> DimLike | None:
-    return None if x is None or y is None else pick(x, y)
-
-
-def _either(pick: Any, x: DimLike | None, y: DimLike | None) -> DimLike | None:
-    known = [z for z in (x, y) if z is not None]
-    return pick(*known) if known else None
-
-
-def _sum(x: DimLike | None, y: DimLike | None) -> DimLike | None:
-    return None if x is None or y is None else x + y
-
-
-def _neg(x: DimLike | None) -> DimLike | None:
-    return None if x is None else -x
-
-
-def _times(x: DimLike | None, k: int) -> DimLike | None:
-    return None if x is None else x * k
