@@ -1,0 +1,161 @@
+"""Resize's contract and types judged by onnxruntime over drawn variants: opsets 11 to
+19, scales (0 and less, NaN, and float32 values whose product onnxruntime rounds) or
+sizes (constants of either sign, or the input's own sizes from its Shape), nearest,
+linear and cubic modes, ``tf_crop_and_resize`` with an empty roi, ``axes`` and
+``keep_aspect_ratio_policy``, over inputs of named sizes run at sizes with 0s and 1s,
+and at known sizes. Where onnxruntime refuses, the contract does not say valid (it says
+invalid, or undecided); where it runs, the contract does not say invalid and every
+size kantensor types is onnxruntime's.
+
+Found by brute force over these variants (review of 2026-12-01): a constant scale of 0
+or less (onnxruntime refuses the model when it loads), sizes with an axis of size 0
+resized to more or an axis resized to 0 or less (its scale must be greater than 0),
+linear and cubic interpolation by scales from sizes not known (its kernel's rank and
+scale rules, now conditions), ``int(float32(n) * scale)`` (0.7 of 10 is 7, the exact
+floor 6), an empty roi where the output is empty (onnxruntime reads it only for an
+output that is not), and an aspect-ratio policy over a negative axis (onnxruntime keeps
+every size) or over sizes 0 or less."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import warnings
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor.onnx as ko
+import ortrun
+import shapejudge as sj
+
+SCALES = [0.0, -1.0, float("nan"), 0.5, 0.7, 2.0]
+SIZES = [0, 1, 3, -1]
+
+
+def _model(opset, dims, kind, values, mode, ctm, axes, policy, empty_roi):
+    """One Resize of ``x`` (``dims``) by ``scales`` (``kind`` "scales"), ``sizes``
+    ("sizes"), or sizes that are the input's but the last, from its Shape ("shape")."""
+    rank = len(dims)
+    inits, nodes, names = [], [], ["x"]
+
+    def const(name, value, dtype):
+        inits.append(numpy_helper.from_array(np.array(value, dtype), name))
+        names.append(name)
+
+    if opset < 13 or empty_roi:
+        const("roi", [], np.float32)
+    else:
+        names.append("")
+    if kind == "scales":
+        const("sc", values, np.float32)
+    else:
+        if opset < 13:
+            const("sc", [], np.float32)
+        else:
+            names.append("")
+        if kind == "sizes":
+            const("sz", values, np.int64)
+        else:
+            nodes.append(helper.make_node("Shape", ["x"], ["head"], end=rank - 1))
+            inits.append(numpy_helper.from_array(np.array(values, np.int64), "last"))
+            nodes.append(helper.make_node("Concat", ["head", "last"], ["sz"], axis=0))
+            names.append("sz")
+    attrs = {"mode": mode, "coordinate_transformation_mode": ctm}
+    if axes is not None:
+        attrs["axes"] = axes
+    if policy is not None:
+        attrs["keep_aspect_ratio_policy"] = policy
+    nodes.append(helper.make_node("Resize", names, ["y"], **attrs))
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 18 else 9
+    return model
+
+
+def _variants():
+    """Every combination of the choices above, drawn down to 160 (seeded)."""
+    out = []
+    for opset, rank, mode in itertools.product([11, 13, 18, 19], [2, 4],
+                                               ["nearest", "linear", "cubic"]):
+        axes_ = [None] + ([[rank - 1], [-1]] if opset >= 18 else [])
+        policies = [None] + (["not_larger", "not_smaller"] if opset >= 18 else [])
+        for axes, policy, empty_roi in itertools.product(axes_, policies, [False, True]):
+            picked = 1 if axes else rank
+            for kind in ["scales", "sizes"] + (["shape"] if opset >= 15 and not axes else []):
+                pool = SCALES if kind == "scales" else SIZES
+                for v in pool:
+                    if kind == "shape":
+                        values = [v]
+                    elif kind == "scales":
+                        values = [1.0] * (picked - 1) + [v]
+                    else:
+                        values = [3] * (picked - 1) + [v]
+                    if kind == "scales" and policy is not None:
+                        continue
+                    out.append((opset, rank, kind, values, mode, axes, policy, empty_roi))
+    return random.Random(20261201).sample(out, 160)
+
+
+def _points(rank: int, rng: random.Random) -> list[tuple[int, ...]]:
+    grid = list(itertools.product([0, 1, 3, 10], repeat=rank))
+    rng.shuffle(grid)
+    return [p for p in grid if 0 in p][:3] + [p for p in grid if 0 not in p][:5]
+
+
+def _judge(model, contract_of, typed_of, point, sizes, case):
+    """One point: onnxruntime's run against the contract's verdict and the type."""
+    got = ortrun.run(model, {"x": np.ones(point, np.float32)})
+    verdict = contract_of(sizes)
+    if isinstance(got, ortrun.Refusal):
+        assert not got.crashed, (case, point, got)
+        assert verdict is not True, (case, point, got.why)
+        return "refused"
+    assert verdict is not False, (case, point, got)
+    if verdict is True:
+        for d, e in zip(typed_of(), got[0], strict=True):
+            value = d if isinstance(d, int) else (
+                sj.kantensor_size(d, sizes) if isinstance(d, str) else None)
+            assert value is None or value == e, (case, point, typed_of(), got)
+        return "valid"
+    return "undecided"
+
+
+def _contract(model):
+    """The model's contract (None: refused) and its typed output dims."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            contract = ko.contract(model)
+        except (TypeError, ValueError):  # (refused: kantensor's errors are both)
+            return None, None
+        return contract, sj.typed_shapes(ko.infer_shapes(model))["y"]
+
+
+@pytest.mark.parametrize("known", [False, True], ids=["named", "known"])
+def test_resize_contract_never_valid_where_onnxruntime_refuses(known):
+    rng = random.Random(known)
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for case in _variants():
+        opset, rank, kind, values, mode, axes, policy, empty_roi = case
+        ctm = "tf_crop_and_resize" if empty_roi else "half_pixel"
+        names = [f"d{i}" for i in range(rank)]
+        points = _points(rank, rng)
+        if known:
+            points = points[:2]
+        else:
+            model = _model(opset, names, kind, values, mode, ctm, axes, policy, empty_roi)
+            contract, typed = _contract(model)
+        for point in points:
+            if known:
+                model = _model(opset, list(point), kind, values, mode, ctm, axes, policy,
+                               empty_roi)
+                contract, typed = _contract(model)
+            sizes = {} if known else dict(zip(names, point, strict=True))
+            seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
+                        lambda t=typed: t, point, sizes, case)] += 1
+    print(seen)
+    assert seen["valid"] >= (40 if known else 100) and seen["refused"] >= 100, seen
