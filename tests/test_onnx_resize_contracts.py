@@ -159,3 +159,40 @@ def test_resize_contract_never_valid_where_onnxruntime_refuses(known):
                         lambda t=typed: t, point, sizes, case)] += 1
     print(seen)
     assert seen["valid"] >= (40 if known else 100) and seen["refused"] >= 100, seen
+
+
+def _upsample(opset: int, dims: list, scales: list[float], mode: str):
+    """Upsample of ``x`` by ``scales``: an attribute at opset 7, an input at opset 9."""
+    inits, names, attrs = [], ["x"], {"mode": mode}
+    if opset < 9:
+        attrs["scales"] = scales
+    else:
+        inits.append(numpy_helper.from_array(np.array(scales, np.float32), "sc"))
+        names.append("sc")
+    graph = helper.make_graph(
+        [helper.make_node("Upsample", names, ["y"], **attrs)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 7
+    return model
+
+
+@pytest.mark.parametrize("opset", [7, 9])
+def test_upsample_contract_never_valid_where_onnxruntime_refuses(opset):
+    """Upsample (opsets 7 to 9): onnxruntime refuses a scale below 1 and interpolates
+    linearly by Resize's rules."""
+    rng = random.Random(opset)
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for rank, mode, last, first in itertools.product([2, 3, 4], ["nearest", "linear"],
+                                                     [0.0, 0.5, 1.0, 1.5, 2.0, 0.7],
+                                                     [1.0, 2.0]):
+        scales = [first] + [1.0] * (rank - 2) + [last]
+        names = [f"d{i}" for i in range(rank)]
+        model = _upsample(opset, names, scales, mode)
+        contract, typed = _contract(model)
+        for point in _points(rank, rng):
+            sizes = dict(zip(names, point, strict=True))
+            seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
+                        lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
+    assert seen["valid"] >= 100 and seen["refused"] >= 100, seen

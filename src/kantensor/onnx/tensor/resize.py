@@ -24,7 +24,9 @@ from .resizecheck import exact_through, float32_scaled, interpolates, of_ratio, 
 def scaled_size(n: int, scale: float) -> int:
     """``floor(n * scale)`` exactly, with the scale's exact binary value ``p / q``:
     ONNX's reference computes it in float64, which is exact while ``n * p`` stays below
-    2**53 (every n below 2**29 for a float32 scale); kantensor is exact for every n."""
+    2**53 (every n below 2**29 for a float32 scale); kantensor is exact for every n.
+    onnxruntime computes it in float32 (:func:`.resizecheck.float32_scaled`), the same
+    size only up to :func:`.resizecheck.exact_through`."""
     p, q = scale.as_integer_ratio()
     return (p * n) // q
 
@@ -266,13 +268,28 @@ _DTYPES = {1: "R", 2: "S", 3: "Z"}
 
 @builder
 def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
-                   **_: Any) -> dict[str, Any]:
+                   mode: str = "nearest", **_: Any) -> dict[str, Any]:
     """Upsample: one scale per axis, the attribute ``scales`` (opset 7) or the value of
-    the input (opset 9); an axis whose size cannot be written is unknown."""
+    the input (opset 9); an axis whose size cannot be written is unknown. A known scale
+    below 1 is refused, as onnxruntime refuses it ("Scale value should be greater than
+    or equal to 1"), and a linear Upsample its kernel does not interpolate (the rules of
+    Resize's, :func:`.resizecheck.interpolates`) is left untyped."""
     x = types[0]
     values = scales if scales is not None else scales_value
     if values is not None and len(values) != x.ndim:
         raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
+    known = [float(v) if isinstance(v, int | float) else None for v in values or ()]
+    if any(v is not None and not v >= 1 for v in known):
+        raise ParamError(f"a scale below 1 in {tuple(values)}: onnxruntime's Upsample needs "
+                         "every scale greater than or equal to 1")
+    if mode == "linear":
+        ratios = [of_ratio(None if v is None or math.isinf(v) else Fraction(v))
+                  for v in known] if values is not None else [(None, None)] * x.ndim
+        runs = interpolates(x.ndim, [r[0] for r in ratios], [r[1] for r in ratios],
+                            mode, 0)
+        if runs != ():
+            raise NotKnown(f"onnxruntime's kernel refuses a linear Upsample of rank "
+                           f"{x.ndim} by these scales, or they are not known")
     a = dims("a", x.ndim)
     out: list[DimExpr] = list(a)
     clauses: list[Clause] = []
