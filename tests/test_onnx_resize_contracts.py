@@ -1,20 +1,22 @@
 """Resize's contract and types judged by onnxruntime over drawn variants: opsets 11 to
 19, scales (0 and less, NaN, and float32 values whose product onnxruntime rounds) or
 sizes (constants of either sign, or the input's own sizes from its Shape), nearest,
-linear and cubic modes, ``tf_crop_and_resize`` with an empty roi, ``axes`` and
-``keep_aspect_ratio_policy``, over inputs of named sizes run at sizes with 0s and 1s,
-and at known sizes. Where onnxruntime refuses, the contract does not say valid (it says
-invalid, or undecided); where it runs, the contract does not say invalid and every
-size kantensor types is onnxruntime's.
+linear and cubic modes, ``axes`` and ``keep_aspect_ratio_policy``,
+``tf_crop_and_resize`` with an roi of 0, 1 or 2 entries per resized axis, over inputs
+of named sizes run at sizes with 0s and 1s, and at known sizes. Where onnxruntime
+refuses, the contract does not say valid (it says invalid, or undecided); where it
+runs, the contract does not say invalid and every size kantensor types is
+onnxruntime's.
 
 Found by brute force over these variants (review of 2026-12-01): a constant scale of 0
 or less (onnxruntime refuses the model when it loads), sizes with an axis of size 0
 resized to more or an axis resized to 0 or less (its scale must be greater than 0),
 linear and cubic interpolation by scales from sizes not known (its kernel's rank and
 scale rules, now conditions), ``int(float32(n) * scale)`` (0.7 of 10 is 7, the exact
-floor 6), an empty roi where the output is empty (onnxruntime reads it only for an
-output that is not), and an aspect-ratio policy over a negative axis (onnxruntime keeps
-every size) or over sizes 0 or less."""
+floor 6), an roi of another length than 2 entries per axis (onnxruntime reads it only
+for an output that is not empty) or, with ``axes``, per resized axis, and an
+aspect-ratio policy over a negative axis (onnxruntime keeps every size) or over sizes
+0 or less."""
 
 from __future__ import annotations
 
@@ -34,9 +36,10 @@ SCALES = [0.0, -1.0, float("nan"), 0.5, 0.7, 2.0]
 SIZES = [0, 1, 3, -1]
 
 
-def _model(opset, dims, kind, values, mode, ctm, axes, policy, empty_roi):
+def _model(opset, dims, kind, values, mode, ctm, axes, policy, roi):
     """One Resize of ``x`` (``dims``) by ``scales`` (``kind`` "scales"), ``sizes``
-    ("sizes"), or sizes that are the input's but the last, from its Shape ("shape")."""
+    ("sizes"), or sizes that are the input's but the last, from its Shape ("shape"),
+    with ``roi`` (None: omitted, or empty where it is required)."""
     rank = len(dims)
     inits, nodes, names = [], [], ["x"]
 
@@ -44,8 +47,8 @@ def _model(opset, dims, kind, values, mode, ctm, axes, policy, empty_roi):
         inits.append(numpy_helper.from_array(np.array(value, dtype), name))
         names.append(name)
 
-    if opset < 13 or empty_roi:
-        const("roi", [], np.float32)
+    if opset < 13 or roi is not None:
+        const("roi", roi or [], np.float32)
     else:
         names.append("")
     if kind == "scales":
@@ -83,8 +86,10 @@ def _variants():
                                                ["nearest", "linear", "cubic"]):
         axes_ = [None] + ([[rank - 1], [-1]] if opset >= 18 else [])
         policies = [None] + (["not_larger", "not_smaller"] if opset >= 18 else [])
-        for axes, policy, empty_roi in itertools.product(axes_, policies, [False, True]):
+        for axes, policy, roi in itertools.product(axes_, policies, [None, 0, 1, 2]):
             picked = 1 if axes else rank
+            if roi is not None:  # (an roi of no entries, 1, 2 per resized axis)
+                roi = [0.25] * roi * picked
             for kind in ["scales", "sizes"] + (["shape"] if opset >= 15 and not axes else []):
                 pool = SCALES if kind == "scales" else SIZES
                 for v in pool:
@@ -96,8 +101,8 @@ def _variants():
                         values = [3] * (picked - 1) + [v]
                     if kind == "scales" and policy is not None:
                         continue
-                    out.append((opset, rank, kind, values, mode, axes, policy, empty_roi))
-    return random.Random(20261201).sample(out, 160)
+                    out.append((opset, rank, kind, values, mode, axes, policy, roi))
+    return random.Random(20261201).sample(out, 200)
 
 
 def _points(rank: int, rng: random.Random) -> list[tuple[int, ...]]:
@@ -140,19 +145,18 @@ def test_resize_contract_never_valid_where_onnxruntime_refuses(known):
     rng = random.Random(known)
     seen = {"refused": 0, "valid": 0, "undecided": 0}
     for case in _variants():
-        opset, rank, kind, values, mode, axes, policy, empty_roi = case
-        ctm = "tf_crop_and_resize" if empty_roi else "half_pixel"
+        opset, rank, kind, values, mode, axes, policy, roi = case
+        ctm = "tf_crop_and_resize" if roi is not None else "half_pixel"
         names = [f"d{i}" for i in range(rank)]
         points = _points(rank, rng)
         if known:
             points = points[:2]
         else:
-            model = _model(opset, names, kind, values, mode, ctm, axes, policy, empty_roi)
+            model = _model(opset, names, kind, values, mode, ctm, axes, policy, roi)
             contract, typed = _contract(model)
         for point in points:
             if known:
-                model = _model(opset, list(point), kind, values, mode, ctm, axes, policy,
-                               empty_roi)
+                model = _model(opset, list(point), kind, values, mode, ctm, axes, policy, roi)
                 contract, typed = _contract(model)
             sizes = {} if known else dict(zip(names, point, strict=True))
             seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,

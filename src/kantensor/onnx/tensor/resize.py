@@ -90,15 +90,17 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     """Resize: the output sizes from ``sizes``, else from ``scales``. A non-empty
     ``scales`` with a ``sizes`` input (even an empty one) is refused, as onnxruntime
     does ("Only one of scales or sizes must be provided"; the spec: only one of them),
-    and so are both empty or omitted, and ``tf_crop_and_resize`` with an empty
-    ``roi`` (onnxruntime: "size of roi array should be 2 * N"), and a constant scale of 0
-    or less. Each size ``w`` an axis of size ``n`` is resized to needs ``w`` and ``n``
-    both 0 or both at least 1 (the scale ``w / n`` onnxruntime applies is greater than 0,
-    :mod:`.resizecheck`). Where onnxruntime's kernel interpolates linearly or cubically
-    only by some scales (:func:`.resizecheck.interpolates`), that is a condition (scales
-    from sizes) or decided (known scales): a Resize it refuses at every size, or where it
-    is not decided (scales not known), is left untyped, as is a policy over negative
-    axes or over sizes not known."""
+    and so are both empty or omitted, ``tf_crop_and_resize`` with a ``roi`` of another
+    length than 2 entries per axis (onnxruntime: "size of roi array should be 2 * N";
+    without ``axes`` it reads the roi only where the output is not empty: a condition),
+    and a constant scale of 0 or less. Each size ``w`` an axis of size ``n`` is resized
+    to needs ``w`` and ``n`` both 0 or both at least 1 (the scale ``w / n`` onnxruntime
+    applies is greater than 0, :mod:`.resizecheck`). Where onnxruntime's kernel
+    interpolates linearly or cubically only by some scales
+    (:func:`.resizecheck.interpolates`), that is a condition (scales from sizes) or
+    decided (known scales): a Resize it refuses at every size, or where it is not
+    decided (scales not known), is left untyped, as is a policy over negative axes or
+    over sizes not known."""
     x = types[0]
     a = dims("a", x.ndim)
     picked = [normalize_axis(ax, x.ndim) for ax in axes] if axes else list(range(x.ndim))
@@ -108,10 +110,12 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         raise ParamError("a non-empty scales leaves no place for a sizes input")
     if no_scales and no_sizes:
         raise ParamError("Resize needs non-empty scales or sizes")
-    no_roi = coordinate_transformation_mode == "tf_crop_and_resize" and picked and _empty_roi(
-        types, given)
+    length = _roi_length(types, given)
+    no_roi = coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(
+        length, int) and length not in {2 * x.ndim, 2 * len(picked) if axes else 2 * x.ndim}
     if no_roi and axes:  # (and without axes, where the output is not empty: below)
-        raise ParamError("tf_crop_and_resize needs a roi of 2 entries per resized axis")
+        raise ParamError(f"tf_crop_and_resize needs a roi of 2 entries per resized axis, "
+                         f"or per axis (onnxruntime), not {length}")
     if not no_scales and scales_value is not None:
         for v in scales_value:
             if isinstance(v, int | float) and not valid_scale(float(v)):
@@ -252,13 +256,13 @@ def _compared(v: Any, n: Any, w: DimExpr, d: DimVar) -> tuple[Any, Any]:
     return (w.eq(d),), (w >= d,)
 
 
-def _empty_roi(types: tuple, given: tuple) -> bool:
-    """Whether the ``roi`` input is given and known empty (its type's one axis 0); an
-    omitted one onnxruntime reads as the whole input."""
+def _roi_length(types: tuple, given: tuple) -> Any:
+    """The ``roi`` input's length where it is given (its type's one axis: an int where
+    known), else None: an omitted one onnxruntime reads as the whole input."""
     if 1 not in given:
-        return False
+        return None
     roi = types[1 + [k for k in given if k > 0].index(1)]
-    return roi.ndim == 1 and roi.shape[0] == 0
+    return roi.shape[0] if roi.ndim == 1 else None
 
 
 #: The dtype variable of each input after X by its place (roi, scales, sizes): the
