@@ -200,3 +200,26 @@ def test_upsample_contract_never_valid_where_onnxruntime_refuses(opset):
             seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
                         lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
     assert seen["valid"] >= 100 and seen["refused"] >= 100, seen
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18])
+def test_scales_and_sizes_of_another_length_than_the_axes(opset):
+    """Scales or sizes of a length other than the resized axes' number (X's rank, or the
+    axes'): onnxruntime refuses the model (a rank-0 X too), and so does kantensor."""
+    for rank, kind, axes in itertools.product([0, 1, 2, 3], ["scales", "sizes"],
+                                              [None, [-1]] if opset >= 18 else [None]):
+        if rank == 0 and axes:
+            continue
+        for length in range(1, rank + 2):
+            values = [2.0 if kind == "scales" else 3] * length
+            dims = [2] * rank
+            model = _model(opset, dims, kind, values, "nearest", "half_pixel", axes, None,
+                           None)
+            got = ortrun.run(model, {"x": np.ones(dims, np.float32)})
+            contract, typed = _contract(model)
+            case = (rank, kind, axes, length)
+            if isinstance(got, ortrun.Refusal):
+                assert not got.crashed and contract is None, (case, got)
+            else:
+                assert contract is not None and contract.holds() == True, case  # noqa: E712
+                assert tuple(typed) == got[0], (case, typed, got)

@@ -110,6 +110,10 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         raise ParamError("a non-empty scales leaves no place for a sizes input")
     if no_scales and no_sizes:
         raise ParamError("Resize needs non-empty scales or sizes")
+    for name, v, empty in (("scales", scales_value, no_scales), ("sizes", sizes_value, no_sizes)):
+        if not empty and v is not None and len(v) != len(picked):  # (onnxruntime refuses)
+            raise ParamError(f"{len(v)} {name} for {len(picked)} resized axes: one per axis "
+                             "of X, or of axes")
     length = _roi_length(types, given)
     no_roi = coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(
         length, int) and length not in {2 * x.ndim, 2 * len(picked) if axes else 2 * x.ndim}
