@@ -1,6 +1,10 @@
 """Resize at opsets 11, 13 and 18 with scales and sizes each empty or not, and with
 ``tf_crop_and_resize`` over an empty, omitted or full ``roi``: kantensor's contract
-claims validity exactly where onnxruntime runs the node, and types its shape there."""
+claims validity exactly where onnxruntime runs the node, and types its shape there.
+Where onnxruntime refuses, kantensor refuses for the same reason, with its own error (a
+ParamError naming the node and what it expected), or leaves the node untyped saying
+why (onnxruntime's kernel interpolates at fewer ranks and scales than the spec): a
+crash is no refusal."""
 
 from __future__ import annotations
 
@@ -8,11 +12,12 @@ import itertools
 import warnings
 
 import numpy as np
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor.onnx as ko
+import ortrun
+from kantensor.ops.params import ParamError
 
 SCALES = [[], [1, 1, 2, 2], [1, 1, 0.75, 1.5]]
 SIZES = [None, [], [1, 1, 3, 5]]
@@ -41,13 +46,35 @@ def _model(opset: int, scales, sizes, roi, how: str):
     return model
 
 
-def _onnxruntime(model):
-    try:
-        session = ort.InferenceSession(model.SerializeToString(),
-                                       providers=["CPUExecutionProvider"])
-        return session.run(None, {"x": np.ones((1, 1, 4, 4), np.float32)})[0].shape
-    except Exception:  # noqa: BLE001 (any refusal, at load or at run)
-        return None
+#: onnxruntime's reason for refusing (words of its message) and kantensor's (its
+#: ParamError's words after the node's name).
+REASONS = [
+    ("Only one of scales or sizes must be provided", ["a non-empty scales leaves no place"]),
+    ("Either scales or sizes MUST be provided", ["Resize needs non-empty scales or sizes"]),
+    ("Either `sizes` or `scales` must be provided, but", [  # (opset 18: either reason)
+        "a non-empty scales leaves no place", "Resize needs non-empty scales or sizes"]),
+    ("size of roi array should be 2 * N", ["tf_crop_and_resize needs a roi of 2 entries"]),
+]
+NODE = "node 'Resize -> y' (Resize): Resize: "
+
+
+def _refused_alike(model, why: str, case) -> None:
+    """kantensor refuses ``model`` with a ParamError naming the node and saying what
+    onnxruntime's refusal ``why`` says."""
+    words = [w for says, ours in REASONS if says in why for w in ours]
+    assert words, (case, why)  # (onnxruntime refused for a reason this test knows)
+    with pytest.raises(ParamError) as refused:
+        ko.contract(model)
+    text = str(refused.value)
+    assert text.startswith(NODE) and any(w in text for w in words), (case, text)
+
+
+def _untyped_as_kernel_refuses(model, mode: str, case) -> None:
+    """kantensor leaves the node untyped, its contract undecided, saying that
+    onnxruntime's kernel refuses this interpolation."""
+    verdict = ko.contract(model).holds()
+    assert verdict.value is None and verdict.note.startswith(NODE), (case, verdict)
+    assert f"onnxruntime's kernel refuses a {mode} Resize" in verdict.note, (case, verdict)
 
 
 @pytest.mark.parametrize("opset", [11, 13, 18])
@@ -57,20 +84,17 @@ def test_valid_exactly_where_onnxruntime_runs(opset, how):
         if opset == 11 and (roi is None or (scales == [] and sizes is None)):
             continue  # (roi and scales are required inputs at opset 11: not a model)
         model = _model(opset, scales, sizes, roi, how)
-        expected = _onnxruntime(model)
+        got = ortrun.run(model, {"x": np.ones((1, 1, 4, 4), np.float32)})
+        case = (scales, sizes, roi)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            try:
-                contract = ko.contract(model)
-            except Exception:  # noqa: BLE001 (refused while typing)
-                contract = None
-            case = (scales, sizes, roi)
-            if expected is None:
-                assert contract is None or not contract.holds(), case
+            if isinstance(got, ortrun.Refusal):
+                assert not got.crashed, (case, got)
+                _refused_alike(model, got.why, case)
                 continue
-            assert contract is not None and contract.holds(), case
+            assert ko.contract(model).holds() == True, case  # noqa: E712 (a Verdict)
             dims = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
-        for d, e in zip(dims, expected, strict=True):
+        for d, e in zip(dims, got[0], strict=True):
             assert not d.HasField("dim_value") or d.dim_value == e, case
 
 
@@ -109,24 +133,15 @@ def test_interpolation_valid_exactly_where_onnxruntimes_kernel_runs(mode, shape)
     4 or 5 with outer scales 1; cubic: rank 2 or 4): the contract claims no other."""
     for antialias, (scales, sizes, policy) in itertools.product([0, 1], _variants(shape)):
         model = _interpolated(shape, mode, antialias, scales, sizes, policy)
-        try:
-            session = ort.InferenceSession(model.SerializeToString(),
-                                           providers=["CPUExecutionProvider"])
-            expected = session.run(None, {"x": np.ones(shape, np.float32)})[0].shape
-        except Exception:  # noqa: BLE001 (any refusal, at load or at run)
-            expected = None
+        got = ortrun.run(model, {"x": np.ones(shape, np.float32)})
         case = (antialias, scales, sizes, policy)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            try:
-                holds = ko.contract(model).holds()
-                holds = bool(holds)
-            except Exception:  # noqa: BLE001 (refused while typing, or undecided)
-                holds = None
-            if expected is None:
-                assert holds is not True, case
+            if isinstance(got, ortrun.Refusal):  # (its kernel's ScalesValidation)
+                assert not got.crashed and "upsamplebase.h" in got.why, (case, got)
+                _untyped_as_kernel_refuses(model, mode, case)
                 continue
-            assert holds is True, case
+            assert ko.contract(model).holds() == True, case  # noqa: E712 (a Verdict)
             dims = ko.infer_shapes(model).graph.output[0].type.tensor_type.shape.dim
-        for d, e in zip(dims, expected, strict=True):
+        for d, e in zip(dims, got[0], strict=True):
             assert not d.HasField("dim_value") or d.dim_value == e, case

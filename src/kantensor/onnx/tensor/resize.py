@@ -15,14 +15,18 @@ import numpy as np
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import builder, dims, groups, signed, typed
-from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, dim_max, dim_min
+from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, chosen, dim_max, dim_min
+from ...types.dim import Dim
 from ..shared import NotKnown
+from .resizecheck import exact_through, float32_scaled, interpolates, of_ratio, sized, valid_scale
 
 
 def scaled_size(n: int, scale: float) -> int:
     """``floor(n * scale)`` exactly, with the scale's exact binary value ``p / q``:
     ONNX's reference computes it in float64, which is exact while ``n * p`` stays below
-    2**53 (every n below 2**29 for a float32 scale); kantensor is exact for every n."""
+    2**53 (every n below 2**29 for a float32 scale); kantensor is exact for every n.
+    onnxruntime computes it in float32 (:func:`.resizecheck.float32_scaled`), the same
+    size only up to :func:`.resizecheck.exact_through`."""
     p, q = scale.as_integer_ratio()
     return (p * n) // q
 
@@ -36,19 +40,25 @@ def aspect_size(n: int, sizes: list[int], extents: list[int], policy: str) -> in
     return pick((2 * w * n + e) // (2 * e) for w, e in zip(sizes, extents, strict=True))
 
 
-def _scaled(dim: Any, d: DimVar, scale: float) -> DimExpr | None:
-    """``floor(dim * scale)`` (``d``: the axis's dim), or None when the scale is not a
-    finite number >= 0."""
+def _scaled(dim: Any, d: DimVar, scale: float) -> tuple[DimExpr | None, list[Clause]]:
+    """``floor(dim * scale)`` (``d``: the axis's dim) where onnxruntime's float32 size is
+    that (:func:`.resizecheck.exact_through`: for a size not known, the build's choice
+    ``d <= N``; a known size where it is not is unknown: None), and its clauses; None
+    when the scale is not a finite number >= 0."""
     if not math.isfinite(scale) or scale < 0:
-        return None
+        return None, []
     if isinstance(dim, int):
-        return FixedDim(scaled_size(dim, scale))
+        size = scaled_size(dim, scale)
+        return (FixedDim(size) if size == float32_scaled(dim, scale) else None), []
     p, q = scale.as_integer_ratio()
     if p == 0:
-        return FixedDim(0)
-    if q == 1:
-        return d * p
-    return (p * d) // q
+        return FixedDim(0), []
+    bound = chosen(d <= exact_through(scale), _ROUNDED)
+    return (d * p if q == 1 else (p * d) // q), [bound]
+
+
+#: Where a size is past :func:`.resizecheck.exact_through`.
+_ROUNDED = "a size onnxruntime's float32 product may round up (not floor(size * scale))"
 
 
 def _aspect(picked: list[int], values: list[int], x: Any, a: list[DimVar],
@@ -80,10 +90,17 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     """Resize: the output sizes from ``sizes``, else from ``scales``. A non-empty
     ``scales`` with a ``sizes`` input (even an empty one) is refused, as onnxruntime
     does ("Only one of scales or sizes must be provided"; the spec: only one of them),
-    and so are both empty or omitted, and ``tf_crop_and_resize`` with an empty
-    ``roi`` (onnxruntime: "size of roi array should be 2 * N"). A linear or cubic
-    Resize onnxruntime's kernel refuses (:func:`onnxruntime_interpolates`) where the spec
-    computes it is left untyped."""
+    and so are both empty or omitted, ``tf_crop_and_resize`` with a ``roi`` of another
+    length than 2 entries per axis (onnxruntime: "size of roi array should be 2 * N";
+    without ``axes`` it reads the roi only where the output is not empty: a condition),
+    and a constant scale of 0 or less. Each size ``w`` an axis of size ``n`` is resized
+    to needs ``w`` and ``n`` both 0 or both at least 1 (the scale ``w / n`` onnxruntime
+    applies is greater than 0, :mod:`.resizecheck`). Where onnxruntime's kernel
+    interpolates linearly or cubically only by some scales
+    (:func:`.resizecheck.interpolates`), that is a condition (scales from sizes) or
+    decided (known scales): a Resize it refuses at every size, or where it is not
+    decided (scales not known), is left untyped, as is a policy over negative axes or
+    over sizes not known."""
     x = types[0]
     a = dims("a", x.ndim)
     picked = [normalize_axis(ax, x.ndim) for ax in axes] if axes else list(range(x.ndim))
@@ -93,41 +110,69 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         raise ParamError("a non-empty scales leaves no place for a sizes input")
     if no_scales and no_sizes:
         raise ParamError("Resize needs non-empty scales or sizes")
-    if coordinate_transformation_mode == "tf_crop_and_resize" and picked and _empty_roi(
-            types, given):
-        raise ParamError("tf_crop_and_resize needs a roi of 2 entries per resized axis")
-    scales = _scales(x, picked, None if no_scales else scales_value,
-                     None if no_sizes else sizes_value, keep_aspect_ratio_policy)
-    if onnxruntime_interpolates(x.ndim, scales, mode, antialias) is False:
-        raise NotKnown(f"onnxruntime's kernel refuses a {mode} Resize of rank {x.ndim} "
-                       "by these scales, the spec computes it")
+    for name, v, empty in (("scales", scales_value, no_scales), ("sizes", sizes_value, no_sizes)):
+        if not empty and v is not None and len(v) != len(picked):  # (onnxruntime refuses)
+            raise ParamError(f"{len(v)} {name} for {len(picked)} resized axes: one per axis "
+                             "of X, or of axes")
+    length = _roi_length(types, given)
+    no_roi = coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(
+        length, int) and length not in {2 * x.ndim, 2 * len(picked) if axes else 2 * x.ndim}
+    if no_roi and axes:  # (and without axes, where the output is not empty: below)
+        raise ParamError(f"tf_crop_and_resize needs a roi of 2 entries per resized axis, "
+                         f"or per axis (onnxruntime), not {length}")
+    if not no_scales and scales_value is not None:
+        for v in scales_value:
+            if isinstance(v, int | float) and not valid_scale(float(v)):
+                raise ParamError(f"a scale of {v}: onnxruntime needs every scale greater "
+                                 "than 0 (ScalesValidation)")
+            if isinstance(v, int | float) and math.isinf(v):
+                raise NotKnown("an infinite scale: onnxruntime's size is no number")
+    policy = keep_aspect_ratio_policy
+    if not no_sizes and policy != "stretch" and axes and min(axes) < 0:
+        raise NotKnown("onnxruntime's kernel applies keep_aspect_ratio_policy to no negative "
+                       "axis (it keeps every size there), the spec resizes it")
     out: list[DimExpr] = list(a)
     clauses: list[Clause] = []
     sizes = SizeNames(sizes_value)
+    one: list[Any] = [()] * x.ndim  # (is each axis's scale 1, at least 1: resizecheck.Cond)
+    at_least: list[Any] = [()] * x.ndim
 
     def unknown(ax: int) -> None:
         out[ax] = DimVar(f"u{ax}")
         clauses.append(out[ax] >= 0)
+        one[ax] = at_least[ax] = None
 
     if not no_sizes:
         values = sizes_value
         if values is None or len(values) != len(picked):
             for ax in picked:
                 unknown(ax)
-        elif keep_aspect_ratio_policy == "stretch":
+        elif policy == "stretch":
             for ax, v in zip(picked, values, strict=True):
                 if v is None:
                     unknown(ax)
-                else:
-                    out[ax] = signed(sizes.expr(v))
-        elif all(isinstance(v, int) for v in values) and 0 not in [x.shape[a] for a in picked]:
-            sized, fits = _aspect(picked, values, x, a, keep_aspect_ratio_policy)
-            for ax, size in sized.items():
+                    clauses.extend(sized(a[ax], out[ax]))
+                    continue
+                out[ax] = signed(sizes.expr(v))
+                need = sized(a[ax], v if isinstance(v, int) else out[ax])
+                if need is None:
+                    raise ParamError(f"a size of {v}: onnxruntime needs sizes >= 0")
+                clauses.extend(need)
+                one[ax], at_least[ax] = _compared(v, x.shape[ax], out[ax], a[ax])
+        elif any(not isinstance(v, int) or v < 1 for v in values):
+            raise NotKnown("a size under keep_aspect_ratio_policy that is not known, or not "
+                           "at least 1: what onnxruntime's kernel accepts is not decided here")
+        elif 0 in [x.shape[ax] for ax in picked]:
+            raise ParamError("an axis of size 0 resized to a size of 1 or more: onnxruntime "
+                             "refuses it (Input dim is zero but required output dim is "
+                             "non-zero)")
+        else:
+            sized_, fits = _aspect(picked, values, x, a, policy)
+            for ax, size in sized_.items():
                 out[ax] = size
             clauses.extend(fits)
-        else:
-            for ax in picked:
-                unknown(ax)
+            for ax, r in enumerate(_scales(x, picked, None, values, policy)):
+                one[ax], at_least[ax] = of_ratio(r)
     elif 2 in given:
         values = scales_value
         if values is None or len(values) != len(picked) or any(v is None for v in values):
@@ -135,13 +180,38 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                 unknown(ax)
         else:
             for ax, s in zip(picked, values, strict=True):
-                size = _scaled(x.shape[ax], a[ax], float(s))
+                size, bound = _scaled(x.shape[ax], a[ax], float(s))
                 if size is None:
                     unknown(ax)
                 else:
                     out[ax] = size
+                    clauses.extend(bound)
+                one[ax], at_least[ax] = of_ratio(Fraction(float(s)))
+            for ax in set(range(x.ndim)) - set(picked):  # (scaled by 1 in float32 too)
+                size, bound = _scaled(x.shape[ax], a[ax], 1.0)
+                if size is None:
+                    unknown(ax)
+                    one[ax] = at_least[ax] = ()
+                clauses.extend(bound)
     else:
         raise ParamError("Resize needs scales or sizes")
+    if no_roi:  # (onnxruntime reads the roi only for an output that is not empty)
+        known = [o.size if isinstance(o, FixedDim) else n if o is d and isinstance(n, int)
+                 else None for o, d, n in zip(out, a, x.shape, strict=True)]
+        if 0 not in known and None not in known:
+            raise ParamError("tf_crop_and_resize needs a roi of 2 entries per resized axis "
+                             "(onnxruntime reads it where the output is not empty)")
+        if 0 not in known:
+            clauses.append(math.prod(out[1:], start=out[0]).eq(0))
+    if mode in ("linear", "cubic"):
+        runs = interpolates(x.ndim, one, at_least, mode, antialias)
+        if runs is False:
+            raise NotKnown(f"onnxruntime's kernel refuses a {mode} Resize of rank {x.ndim} "
+                           "by these scales, the spec computes it")
+        if runs is None:
+            raise NotKnown(f"whether onnxruntime's kernel runs this {mode} Resize of rank "
+                           f"{x.ndim} (by scales not known) is not decided here")
+        clauses.extend(runs)
     more = len(types) - 1 - len(sizes.dims)
     places = [k for k in given if k > 0]
     if len(places) != more:  # (a call without given: roi, scales, sizes in order)
@@ -179,46 +249,24 @@ def _scales(x: Any, picked: list[int], scales_value: Any, sizes_value: Any,
     return out
 
 
-def onnxruntime_interpolates(rank: int, scales: list[Fraction | None], mode: str,
-                             antialias: int) -> bool | None:
-    """Whether onnxruntime's kernel (``UpsampleBase::ScalesValidation``) runs a linear or
-    cubic Resize of this rank by these scales (None: a scale it reads is not known).
-    Linear: rank 2 or 3, rank 4 with the outermost scale 1 and the next or the innermost
-    1, rank 5 with the two outermost 1. Cubic: rank 2, rank 4 with the two outermost 1,
-    or the outermost and innermost 1 with antialias or the other two at least 1."""
-    def one(i: int) -> bool | None:
-        return None if scales[i] is None else scales[i] == 1
-
-    def both(p: bool | None, q: bool | None) -> bool | None:
-        return False if False in (p, q) else None if None in (p, q) else True
-
-    def either(p: bool | None, q: bool | None) -> bool | None:
-        return True if True in (p, q) else None if None in (p, q) else False
-
-    if mode == "linear":
-        if rank in (2, 3):
-            return True
-        if rank == 4:
-            return both(one(0), either(one(1), one(3)))
-        return both(one(0), one(1)) if rank == 5 else False
-    if mode == "cubic":
-        if rank == 2:
-            return True
-        if rank != 4:
-            return False
-        at_least = [None if v is None else v >= 1 for v in scales[1:3]]
-        rest = True if antialias else both(*at_least)
-        return either(both(one(0), one(1)), both(both(one(0), one(3)), rest))
-    return True
+def _compared(v: Any, n: Any, w: DimExpr, d: DimVar) -> tuple[Any, Any]:
+    """Whether the scale of an axis of size ``n`` (``d``) resized to ``v`` (``w``) is 1,
+    and at least 1 (:data:`.resizecheck.Cond`): ``w == d``, ``w >= d`` (an axis of size
+    0 resized to 0 has the scale 1)."""
+    if isinstance(v, int) and isinstance(n, int):
+        return (() if v == n else False), (() if v >= n else False)
+    if isinstance(v, Dim) and isinstance(n, Dim) and v == n:
+        return (), ()
+    return (w.eq(d),), (w >= d,)
 
 
-def _empty_roi(types: tuple, given: tuple) -> bool:
-    """Whether the ``roi`` input is given and known empty (its type's one axis 0); an
-    omitted one onnxruntime reads as the whole input."""
+def _roi_length(types: tuple, given: tuple) -> Any:
+    """The ``roi`` input's length where it is given (its type's one axis: an int where
+    known), else None: an omitted one onnxruntime reads as the whole input."""
     if 1 not in given:
-        return False
+        return None
     roi = types[1 + [k for k in given if k > 0].index(1)]
-    return roi.ndim == 1 and roi.shape[0] == 0
+    return roi.shape[0] if roi.ndim == 1 else None
 
 
 #: The dtype variable of each input after X by its place (roi, scales, sizes): the
@@ -228,24 +276,41 @@ _DTYPES = {1: "R", 2: "S", 3: "Z"}
 
 @builder
 def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
-                   **_: Any) -> dict[str, Any]:
+                   mode: str = "nearest", **_: Any) -> dict[str, Any]:
     """Upsample: one scale per axis, the attribute ``scales`` (opset 7) or the value of
-    the input (opset 9); an axis whose size cannot be written is unknown."""
+    the input (opset 9); an axis whose size cannot be written is unknown. A known scale
+    below 1 is refused, as onnxruntime refuses it ("Scale value should be greater than
+    or equal to 1"), and a linear Upsample its kernel does not interpolate (the rules of
+    Resize's, :func:`.resizecheck.interpolates`) is left untyped."""
     x = types[0]
     values = scales if scales is not None else scales_value
     if values is not None and len(values) != x.ndim:
         raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
+    known = [float(v) if isinstance(v, int | float) else None for v in values or ()]
+    if any(v is not None and not v >= 1 for v in known):
+        raise ParamError(f"a scale below 1 in {tuple(values)}: onnxruntime's Upsample needs "
+                         "every scale greater than or equal to 1")
+    if mode == "linear":
+        ratios = [of_ratio(None if v is None or math.isinf(v) else Fraction(v))
+                  for v in known] if values is not None else [(None, None)] * x.ndim
+        runs = interpolates(x.ndim, [r[0] for r in ratios], [r[1] for r in ratios],
+                            mode, 0)
+        if runs != ():
+            raise NotKnown(f"onnxruntime's kernel refuses a linear Upsample of rank "
+                           f"{x.ndim} by these scales, or they are not known")
     a = dims("a", x.ndim)
     out: list[DimExpr] = list(a)
     clauses: list[Clause] = []
     for ax in range(x.ndim):
         s = values[ax] if values is not None else None
-        size = _scaled(x.shape[ax], a[ax], float(s)) if isinstance(s, int | float) else None
+        size, bound = (_scaled(x.shape[ax], a[ax], float(s)) if isinstance(s, int | float)
+                       else (None, []))
         if size is None:
             out[ax] = DimVar(f"u{ax}")
             clauses.append(out[ax] >= 0)
         else:
             out[ax] = size
+            clauses.extend(bound)
     return {"x": a, "rest": [typed(g.dims, "S") for g in groups("r", len(types) - 1)],
             "y": out, "fits": clauses}
 
