@@ -23,7 +23,7 @@ from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, as_dim
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import by_size, still_needs
+from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import has_opaque, under_facts
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
@@ -205,7 +205,16 @@ class Facts:
         # facts over one symbol order is its winning argument: fewer cases to split)
         if found is None and formed is None and type(d) is Dim:  # a product over
             found = by_factors(d, op, self.bounds)  # disjoint sizes: by factors' bounds
+        if found is None and formed is None and type(d) is Dim and by_size(d):
+            found = self._nowhere_defined(d, op)
         return formed if found is None else found
+
+    def _nowhere_defined(self, d: Dim, op: str) -> bool | None:
+        """False where the facts and each size ``d`` divides by nonzero refute ``d op 0``:
+        where a divisor is 0 it has no value, so it holds nowhere (``1 == a % a``); else
+        None (what they imply is not taken: True is said where it holds at every size)."""
+        within = self.with_(*(nonzero(x) for x in size_divisors(d)))
+        return False if within is not self and within.decide((d, op, 0)) is False else None
 
     def _formed(self, condition: Condition) -> bool | None:
         """The condition decided by the forms of its sides under the facts
