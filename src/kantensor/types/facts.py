@@ -24,10 +24,11 @@ from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction,
 from .dim import Dim, DimLike, as_dim
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
-from .factsform import has_opaque, under_facts
+from .factsform import under_facts
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
 from .prove import proves
+from .readback import has_opaque
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts
 from .stated import unfacted as _unfacted

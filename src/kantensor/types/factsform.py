@@ -14,12 +14,13 @@ from .dim import Dim, DimLike
 from .dimfacts import assume_divisible
 from .factsatoms import atom_under, between, by_size, kept_divisors, pruned
 from .poly import Opaque
+from .readback import has_opaque
 from .restricted import constants, equated, on_multiples, past_lower_bounds
 from .settle import settle
 from .stated import same_term, settled
 from .symbols import rebuild
 
-__all__ = ["MAX_NESTING", "MAX_ROUNDS", "has_opaque", "under_facts"]
+__all__ = ["MAX_NESTING", "MAX_ROUNDS", "under_facts"]
 
 _NESTING: Final = threading.local()  # .depth: _simplify calls open (per thread)
 #: The most :func:`_simplify` calls open at once (an atom's arguments within an
@@ -133,6 +134,3 @@ def _under(x: Dim, facts: Any) -> DimLike:
         out = canonical_form(out)
     return between(out, facts)
 
-
-def has_opaque(x: Dim) -> bool:
-    return any(isinstance(atom, Opaque) for mono, _ in x._terms for atom, _ in mono)
