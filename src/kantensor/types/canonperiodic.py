@@ -58,10 +58,13 @@ def _periodic(terms: tuple, form: Callable[[DimLike], DimLike]) -> DimLike | Non
         cases = _cases(terms, s)
         if cases is None:
             continue
-        base = form(substitute(x, {s: 0}))
-        if all(isinstance(form(substitute(x, {s: t})) - base, int) for t in range(1, cases)):
-            rest = {r: 0 for r in symbols if r != s}
-            return base + substitute(x, rest) - substitute(x, {**rest, s: 0})
+        try:
+            base = form(substitute(x, {s: 0}))
+            if all(isinstance(form(substitute(x, {s: t})) - base, int) for t in range(1, cases)):
+                rest = {r: 0 for r in symbols if r != s}
+                return base + substitute(x, rest) - substitute(x, {**rest, s: 0})
+        except ZeroDivisionError:  # a divisor of the other sizes is 0 where they are
+            continue  # (``min(1, b % c)`` at ``c == 0``): x is not written so for ``s``
     return None
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final, TypeAlias
 
 from .dim import DimLike, as_dim
-from .divisors import by_size
+from .divisors import by_size, size_divisors
 from .poly import Opaque
 from .symbols import free_symbols, substitute
 
@@ -96,7 +96,9 @@ class InnerSize:
 class Condition:
     """``left op right`` between sizes (op one of ``== != < <= > >=``), with its
     :class:`Source`. Two conditions that say the same are equal (``N == D`` and
-    ``D == N``; ``a <= b`` and ``b >= a``), whatever their sources."""
+    ``D == N``; ``a <= b`` and ``b >= a``), whatever their sources: the same key, and
+    the same sizes their sides divide by (``a + n//k == 2*a + n//k`` has the key of ``a
+    == 0`` but no value at ``k == 0``: it is not ``a == 0``)."""
 
     __slots__ = ("left", "op", "right", "source", "_key")
 
@@ -113,7 +115,8 @@ class Condition:
         return self._key
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Condition) and self._key == other._key
+        return isinstance(other, Condition) and self._key == other._key and (
+            self.left is other.left and self.right is other.right or _defined_alike(self, other))
 
     def __hash__(self) -> int:
         return hash(self._key)
@@ -180,6 +183,15 @@ class Condition:
         # there, before slot state would be restored (a Function's graph did not unpickle)
         return _rebuilt, (self.left, self.op, self.right, self._key), (None,
                                                                        {"source": self.source})
+
+
+def _defined_alike(x: Condition, y: Condition) -> bool:
+    """Whether ``x`` and ``y`` (one key) divide by the same sizes: where one is 0, both
+    have no value (asked only of two with one key; most divide by none)."""
+    if not (by_size(x.left) or by_size(x.right) or by_size(y.left) or by_size(y.right)):
+        return True
+    return set(size_divisors(x.left) + size_divisors(x.right)) == \
+        set(size_divisors(y.left) + size_divisors(y.right))
 
 
 def _rebuilt(left: DimLike, op: str, right: DimLike, key: tuple[DimLike, str]) -> Condition:

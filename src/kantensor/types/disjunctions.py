@@ -10,7 +10,7 @@ from typing import Any
 
 from .conditions import AnyOf, Clause, Condition
 from .dim import DimLike
-from .factsatoms import by_size, still_needs
+from .factsatoms import by_size, size_divisors, still_needs
 from .poly import Opaque
 from .stated import GENERAL as _GENERAL
 from .stated import split_constant
@@ -59,18 +59,26 @@ def _plain(x: DimLike) -> bool:
 
 def tightest(clauses: list[Clause]) -> list[Clause]:
     """``clauses`` with, of the lower bounds on one linear form (``m + n > 0``, ``m + n >
-    96``), only the tightest: the others follow from it."""
-    best: dict[Any, tuple[int, Condition]] = {}
+    96``) that divide by the same sizes, only the tightest: the others follow from it
+    (``c + n//k >= n//k + 1`` does not follow from ``c >= 2``: at ``k == 0`` it has no
+    value)."""
+    shapes: dict[Any, list[tuple[int, Condition]]] = {}
     for c in clauses:
         if isinstance(c, Condition) and c.op in (">=", ">"):
             d = c.key[0]  # (its terms but the constant: the form, by structure)
             shape, const = ((), d) if isinstance(d, int) else split_constant(d)
             floor = const - (c.op == ">")  # d > 0 is d - 1 >= 0 (integers)
-            if shape not in best or floor < best[shape][0]:
-                best[shape] = (floor, c)
-    if not best:
+            shapes.setdefault(shape, []).append((floor, c))
+    if all(len(bounds) == 1 for bounds in shapes.values()):
         return clauses
-    kept = {id(c) for _, c in best.values()}
+    kept = set()
+    for bounds in shapes.values():
+        best: dict[frozenset, tuple[int, Condition]] = {}
+        for floor, c in bounds:  # (their divisors asked only of bounds on one form)
+            divides = frozenset(size_divisors(c.left) + size_divisors(c.right))
+            if divides not in best or floor < best[divides][0]:
+                best[divides] = (floor, c)
+        kept.update(id(c) for _, c in best.values())
     return [c for c in clauses if not (isinstance(c, Condition) and c.op in (">=", ">"))
             or id(c) in kept]
 

@@ -15,27 +15,23 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Iterable
-from functools import lru_cache
 from typing import Final
 
 from . import factbox
-from .boxorder import has_extremes, ordered
-from .canon import canonical_form, formed_as_is
+from .boxorder import ordered
+from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, as_dim
-from .dimfacts import assume_divisible
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factsatoms import atom_under, between, by_size, kept_divisors, pruned, still_needs
-from .poly import Opaque
+from .factsatoms import by_size, nonzero, size_divisors, still_needs
+from .factsform import under_facts
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
 from .prove import proves
-from .restricted import constants, equated, on_multiples, past_lower_bounds
-from .settle import settle
+from .readback import has_opaque
 from .stated import GENERAL as _GENERAL
-from .stated import implied, lower_bounds, rising, rising_facts, same_term, settled
+from .stated import implied, lower_bounds, rising, rising_facts
 from .stated import unfacted as _unfacted
-from .symbols import rebuild
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -201,7 +197,7 @@ class Facts:
                 found = proves(self.triples, (d, op, 0))
             return True if found else None
         formed = None
-        if op in ("==", "!=") and _has_opaque(d) and not getattr(_FORMING, "on", False):
+        if op in ("==", "!=") and has_opaque(d) and not getattr(_FORMING, "on", False):
             formed = self._formed(condition)  # (first: a floor chain's max atoms split
             # the prover's cases; the forms that agree at every size it answers alike)
             if formed is (op == "=="):
@@ -210,7 +206,16 @@ class Facts:
         # facts over one symbol order is its winning argument: fewer cases to split)
         if found is None and formed is None and type(d) is Dim:  # a product over
             found = by_factors(d, op, self.bounds)  # disjoint sizes: by factors' bounds
+        if found is None and formed is None and type(d) is Dim and by_size(d):
+            found = self._nowhere_defined(d, op)
         return formed if found is None else found
+
+    def _nowhere_defined(self, d: Dim, op: str) -> bool | None:
+        """False where the facts and each size ``d`` divides by nonzero refute ``d op 0``:
+        where a divisor is 0 it has no value, so it holds nowhere (``1 == a % a``); else
+        None (what they imply is not taken: True is said where it holds at every size)."""
+        within = self.with_(*(nonzero(x) for x in size_divisors(d)))
+        return False if within is not self and within.decide((d, op, 0)) is False else None
 
     def _formed(self, condition: Condition) -> bool | None:
         """The condition decided by the forms of its sides under the facts
@@ -357,10 +362,6 @@ class Facts:
 
 _AT_LEAST: Final = frozenset((">=", ">"))  # (a condition d op 0 whose key is (d, op))
 _FORMING: Final = threading.local()  # .on while Facts._formed makes forms (per thread)
-_NESTING: Final = threading.local()  # .depth: _simplify calls open (per thread)
-#: The most :func:`_simplify` calls open at once (an atom's arguments within an
-#: atom's ...); past it a size is left as it is.
-MAX_NESTING: Final = 16
 
 
 def _decide(triples: tuple, d: DimLike, op: str) -> bool | None:
@@ -388,109 +389,4 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     and a remainder a fact says is 0 makes its quotient exact (``2*(h//2) == h``); the
     result is in its canonical form (:mod:`kantensor.types.canon`): sizes equal at every
     size of the decidable fragment get one form."""
-    if isinstance(x, int):
-        return x
-    given = x
-    if not facts.atoms:
-        if not _has_opaque(x):
-            return x
-    elif facts.rising() and _as_is(x):
-        return x  # what _simplify gives: _formed's first case, x its own form
-    elif has_extremes(x):  # (a min/max the facts over one symbol order: its
-        x = ordered(facts.triples, x)  # winning argument, found without the prover)
-    out = x if isinstance(x, int) else _simplify(x, facts)
-    return out if out is given or not by_size(given) or kept_divisors(given, out, facts) \
-        else given  # (a form with no value where x has none: x's divisors kept)
-
-
-@lru_cache(maxsize=1 << 14)
-def _simplify(x: Dim, facts: Facts) -> DimLike:
-    # a form can show what the facts simplify again (min(k, m, n) from (min(m, n) +
-    # 1)//2 + min(m, n)//2 beside k <= m), or arguments not in their forms
-    depth = getattr(_NESTING, "depth", 0)
-    if depth >= MAX_NESTING:
-        return x  # (an atom's argument simplified within an atom's, ... this deep: left
-        # as it is, which is always equal; Facts(n % 3 == 0, n <= 12) on 2*n + n//4 went
-        # on through forms of forms until Python's recursion limit)
-    _NESTING.depth = depth + 1
-    try:
-        return settle(lambda y: _formed(y, facts), x, MAX_ROUNDS)
-    finally:
-        _NESTING.depth = depth
-
-
-#: Most rounds of simplifying under the facts and forming (:func:`_simplify`).
-MAX_ROUNDS: Final = 3
-
-
-#: Whether a size is :func:`_as_is`, by its terms (not by the Dim: a Dim's ``==`` may
-#: consult a traced program's answers, types.dimorder). Emptied when full.
-_AS_IS: dict[tuple, bool] = {}
-MAX_AS_IS: Final = 1 << 14
-
-
-def _as_is(x: Dim) -> bool:
-    """Whether ``x`` is settled (:func:`.stated.settled`) and its canonical form as it is
-    (:func:`.canon.formed_as_is`): under facts that are all rising (``Facts.rising``),
-    :func:`_formed` gives it back, so :func:`simplify` does (a window's size, passed on
-    by every later node)."""
-    terms = x._terms
-    found = _AS_IS.get(terms)
-    if found is None:
-        if len(_AS_IS) >= MAX_AS_IS:
-            _AS_IS.clear()
-        found = _AS_IS[terms] = settled(x) and formed_as_is(x)
-    return found
-
-
-def _formed(x: Dim, facts: Facts) -> DimLike:
-    if facts.unbounded(x) and settled(x):  # each atom as it is (see settled): its form
-        return canonical_form(x)
-    x = equated(x, facts.atoms, lambda: facts.triples)  # (m <= n and n <= m: m is n)
-    whole = x if isinstance(x, int) else canonical_form(x)
-    if isinstance(whole, int) or same_term(whole, x):
-        return whole if isinstance(whole, int) else _under(x, facts)
-    if _flat(x):  # (no atom inside another's arguments: nothing to form first there)
-        return _under(whole, facts)
-    # formed as a whole first (a sum of parts of one size each, seen before max(0, t -
-    # u) and min(t, u) write t two ways), or its atoms' arguments first: the shorter
-    found = [_under(whole, facts), _under(x, facts)]
-    if _floor_of_extreme(x) and not same_term(lean := pruned(x, facts), x):
-        found.append(canonical_form(lean))  # (what the facts drop, then formed as a whole:
-        # a floor's argument formed first may open a min of one size it sees whole)
-    return min(found, key=lambda z: (0, z) if isinstance(z, int) else (1, len(str(z)), str(z)))
-
-
-def _floor_of_extreme(x: Dim) -> bool:
-    """Whether a floor or remainder of ``x`` has a min or max in its argument."""
-    return any(isinstance(a, Opaque) and a.op in ("//", "%") and has_extremes(a.args[0])
-               for mono, _ in x._terms for a, _ in mono)
-
-
-def _flat(x: Dim) -> bool:
-    """Whether no atom of ``x`` has an atom in its arguments: then forming its atoms'
-    arguments first has nothing to form before the whole (its arguments are polynomials
-    over sizes, their own forms), and :func:`_formed` forms it as a whole only (on
-    6,000 random sizes over random facts, the arguments-first order won only where
-    an atom was inside another: tests/test_size_canon_multi.py)."""
-    return not any(isinstance(a, Opaque) and any(
-        not isinstance(g, int) and _has_opaque(g) for g in a.args)
-        for mono, _ in x._terms for a, _ in mono)
-
-
-def _under(x: Dim, facts: Facts) -> DimLike:
-    """``x`` with its atoms simplified under the facts, then formed."""
-    known = constants(facts.atoms)
-    out = rebuild(x, lambda a: atom_under(a, facts, known) if isinstance(a, Opaque)
-                   else known.get(a))
-    out = past_lower_bounds(out, facts.atoms)  # (formed: min(2, k//2 + 1) is min(2, k)
-    zeros = [c.key[0] for c in facts.atoms if c.op == "=="]  # under k >= 1)
-    if zeros and not isinstance(out, int):
-        out = on_multiples(canonical_form(assume_divisible(out, zeros)), zeros)
-    else:
-        out = canonical_form(out)
-    return between(out, facts)
-
-
-def _has_opaque(x: Dim) -> bool:
-    return any(isinstance(atom, Opaque) for mono, _ in x._terms for atom, _ in mono)
+    return under_facts(x, facts)

@@ -65,7 +65,10 @@ def equated(x: DimLike, atoms: frozenset, triples: Callable[[], tuple]) -> DimLi
         return x
     present = free_symbols(x)
     mapping = {s: _symbol(r) + c for s, (r, c) in found.items() if s in present}
-    return substitute(x, mapping) if mapping else x
+    try:
+        return substitute(x, mapping) if mapping else x
+    except ZeroDivisionError:  # a divisor the facts make 0 (c//(n - m) where m is n):
+        return x  # nowhere defined, kept as is
 
 
 #: Most sizes in facts that order two sizes whose pairs :func:`_equated` asks the prover.
