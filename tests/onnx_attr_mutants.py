@@ -159,7 +159,7 @@ def transposes(rng: random.Random) -> Made:
 BOUNDS = [0, 1, 2, 3, -1, -2, -3, 5, -5, 40, -40, BIG, -BIG - 1, 2**31 - 1, -(2**31)]
 
 
-def slices(rng: random.Random) -> Made:
+def slices(rng: random.Random, opsets: tuple = (9, 10, 11, 13, 18)) -> Made:
     """Slice with bounds past either end, negative steps and axes; the end sometimes a
     size of another input (``x[:, :y.size(1)]``), or the attribute form of opset 9."""
     rank = rng.randint(1, 4)
@@ -171,9 +171,9 @@ def slices(rng: random.Random) -> Made:
     ends = [rng.choice(BOUNDS) for _ in axes]
     steps = [rng.choice([1, 1, 1, 2, 3, -1, -1, -2, -3]) for _ in axes]
     g = Graph()
-    opset = rng.choice([9, 10, 11, 13, 18])
+    opset = rng.choice(opsets)
     inputs = [_x(shape)]
-    if opset == 9:
+    if opset < 10:
         y = g.op("Slice", "x", starts=starts, ends=ends,
                  **({"axes": axes} if rng.random() < 0.7 or count < rank else {}))
         return _model(g, inputs, [y], opset), names
@@ -320,11 +320,11 @@ def splits(rng: random.Random, opsets: tuple = (11, 13, 18, 21)) -> Made:
     return _model(g, [_x(shape)], ys, opset), names
 
 
-def pads(rng: random.Random) -> Made:
+def pads(rng: random.Random, opsets: tuple = (2, 11, 13, 18, 19, 21)) -> Made:
     """Pad in each mode, pads negative (cropping) where the mode allows, pads as an
     attribute (opset 2..10) or an input, axes (opset 18)."""
     rank = rng.randint(1, 4)
-    opset = rng.choice([2, 11, 13, 18, 19, 21])
+    opset = rng.choice(opsets)
     mode = rng.choice(["constant", "reflect", "edge"] + (["wrap"] if opset >= 19 else []))
     shape, names = _dims(rng, rank, low=4 if mode != "constant" else 0)
     axes = list(range(rank))
@@ -335,7 +335,7 @@ def pads(rng: random.Random) -> Made:
                                            or [4]) >= 4 else 0
     amounts = [rng.randint(low, 3) for _ in range(2 * len(axes))]
     g = Graph()
-    if opset == 2:
+    if opset < 11:
         y = g.op("Pad", "x", pads=amounts, mode=mode)
     else:
         args = ["x", g.const(amounts)]
@@ -377,13 +377,17 @@ def resizes(rng: random.Random) -> Made:
     return _model(g, [_x([batch, 3, *spatial])], [y], opset), names
 
 
-def topks(rng: random.Random) -> Made:
+def topks(rng: random.Random, opsets: tuple | None = None) -> Made:
     """TopK with k a constant or a size of the input (``x.size(d)``, sliced from its
-    Shape), along a negative or positive axis."""
+    Shape), along a negative or positive axis; at ``opsets`` before 10, k a constant
+    attribute."""
     rank = rng.randint(1, 3)
     shape, names = _dims(rng, rank, low=1)
     axis = rng.randint(-rank, rank - 1)
     g = Graph()
+    if opsets is not None:
+        ys = g.op("TopK", "x", outputs=2, axis=axis, k=rng.randint(0, 3))
+        return _model(g, [_x(shape)], ys, rng.choice(opsets)), names
     if rng.random() < 0.5:
         k = g.op("Slice", g.op("Shape", "x"), g.const([axis]), g.const([axis + 1 or BIG]))
     else:
@@ -432,12 +436,16 @@ MAKERS: dict[str, Callable[[random.Random], Made]] = {
                             reshapes, splits, pads, resizes, topks, einsums)}
 #: The same at the older opsets (7 on, the oldest onnxruntime runs; Gather's from 8,
 #: where its maker's Expand begins), where the ops have older schemas: MaxPool-1 and 8,
-#: AveragePool-7, LpPool-2, ConvTranspose-1, ReduceX-1, ArgMax-1, Gather-1, Split-2.
+#: AveragePool-7, LpPool-2, ConvTranspose-1, ReduceX-1, ArgMax-1, Gather-1, Split-2,
+#: Slice-1, Pad-2 and TopK-1 (their attribute forms).
 MAKERS |= {
     "windows_old": partial(windows, opsets=(7, 8, 9, 10)),
     "reductions_old": partial(reductions, opsets=(7, 8, 9, 10)),
     "gathers_old": partial(gathers, opsets=(8, 9, 10)),
     "splits_old": partial(splits, opsets=(7, 8, 9, 10)),
+    "slices_old": partial(slices, opsets=(7, 8, 9)),
+    "pads_old": partial(pads, opsets=(7, 8, 9, 10)),
+    "topks_old": partial(topks, opsets=(7, 8, 9)),
 }
 
 

@@ -42,6 +42,8 @@ OLD = {
     "ReduceMax": range(7, 11), "ReduceMean": range(7, 11), "ReduceMin": range(7, 11),
     "ReduceProd": range(7, 11), "ReduceSum": range(7, 11), "ReduceSumSquare": range(7, 11),
     "Softmax": range(7, 11), "SpaceToDepth": range(7, 13), "Split": range(7, 11),
+    "Slice": range(7, 10), "Pad": range(7, 11), "TopK": range(7, 10), "Clip": range(7, 11),
+    "Flatten": range(7, 11), "Dropout": range(7, 10), "Gemm": range(7, 11),
 }
 
 #: Outputs whose size the data decides (no tool can type it from sizes): Compress's
@@ -63,13 +65,14 @@ CONTRACT_FIRST = {"AveragePool", "MaxPool", "LpPool", "NegativeLogLikelihoodLoss
 DATA_REFUSALS = {"NegativeLogLikelihoodLoss"}
 
 
-def _at_opset(model: onnx.ModelProto, opset: int) -> onnx.ModelProto | None:
+def _at_opset(model: onnx.ModelProto, opset: int, values: dict | None = None
+              ) -> onnx.ModelProto | None:
     """The model importing ``opset`` of the default domain, its node written as that
-    opset writes it (:func:`_downgrade`), or None where it is not valid there (an
-    attribute or input the schema of then lacks)."""
+    opset writes it (:func:`_downgrade`; ``values``: the graph inputs' values), or None
+    where it is not valid there (an attribute or input the schema of then lacks)."""
     out = onnx.ModelProto()
     out.CopyFrom(model)
-    _downgrade(out.graph)
+    _downgrade(out.graph, values or {})
     del out.opset_import[:]
     out.opset_import.extend([onnx.helper.make_opsetid("", opset)])
     out.ir_version = 7
@@ -82,23 +85,57 @@ def _at_opset(model: onnx.ModelProto, opset: int) -> onnx.ModelProto | None:
     return out
 
 
-def _downgrade(graph: onnx.GraphProto) -> None:
-    """Write the node's inputs that older opsets take as attributes so, where they are
-    initializers: a reduction's ``axes`` (an attribute before 13 or 18) and Split's
-    ``split`` (before 13); and leave out an attribute at its default that older
-    opsets lack (DepthToSpace's ``mode = "DCR"``, a reduction's
-    ``noop_with_empty_axes = 0``). (onnx's version converter has no such adapters
-    but ReduceSum's.)"""
+#: The inputs that older opsets take as attributes: op type -> (attribute, how its value
+#: reads) per input place after the first, None where no attribute takes it (so a node
+#: giving it is left as it is). Before 13 (18) a reduction's axes; before 13 Split's
+#: split; before 10 Slice's starts, ends, axes (steps all 1); before 11 Pad's pads and
+#: constant value, Clip's min and max; before 10 TopK's k; before 12 Dropout's ratio.
+MOVES = {
+    **{op: [("axes", list)] for op in ("ReduceL1", "ReduceL2", "ReduceLogSum",
+                                       "ReduceLogSumExp", "ReduceMax", "ReduceMean",
+                                       "ReduceMin", "ReduceProd", "ReduceSum",
+                                       "ReduceSumSquare")},
+    "Split": [("split", list)],
+    "Slice": [("starts", list), ("ends", list), ("axes", list), ("steps", None)],
+    "Pad": [("pads", list), ("value", float)],
+    "Clip": [("min", float), ("max", float)],
+    "TopK": [("k", int)],
+    "Dropout": [("ratio", float)],
+}
+
+
+def _downgrade(graph: onnx.GraphProto, values: dict) -> None:
+    """Write the node's inputs that older opsets take as attributes so (:data:`MOVES`),
+    where every input after the first is a known value (an initializer, or a graph input
+    of ``values``) that an attribute takes (Slice's steps only where all are 1); and
+    leave out an attribute at its default that older opsets lack (DepthToSpace's ``mode
+    = "DCR"``, a reduction's ``noop_with_empty_axes = 0``). (onnx's version converter
+    has no such adapters but ReduceSum's.)"""
     node = graph.node[0]
-    inits = {t.name: t for t in graph.initializer}
-    moved = {"axes": 1} if node.op_type.startswith("Reduce") else (
-        {"split": 1} if node.op_type == "Split" else {})
-    for name, place in moved.items():
-        if len(node.input) == place + 1 and node.input[place] in inits:
-            values = onnx.numpy_helper.to_array(inits[node.input[place]]).tolist()
-            del node.input[place]
-            if values:  # (no axes: every axis, as without the attribute)
-                node.attribute.append(onnx.helper.make_attribute(name, values))
+    known = {**values, **{t.name: onnx.numpy_helper.to_array(t) for t in graph.initializer}}
+    moves = MOVES.get(node.op_type, [])
+    rest = list(node.input[1:])
+    if rest and len(rest) <= len(moves) and all(not n or n in known for n in rest):
+        attrs = []
+        for (name, read), given in zip(moves, rest, strict=False):
+            value = known[given] if given else None
+            if value is None:
+                continue
+            if read is None:  # (Slice's steps: only all 1, as before steps)
+                if any(v != 1 for v in value.tolist()):
+                    return
+                continue
+            flat = value.ravel().tolist()
+            if read is list:
+                if flat:  # (no axes: every axis, as without the attribute)
+                    attrs.append(onnx.helper.make_attribute(name, flat))
+            else:
+                attrs.append(onnx.helper.make_attribute(name, read(flat[0])))
+        del node.input[1:]
+        node.attribute.extend(attrs)
+        inputs = [i for i in graph.input if i.name == node.input[0] or i.name not in rest]
+        del graph.input[:]
+        graph.input.extend(inputs)
     defaults = {("DepthToSpace", "mode"): b"DCR", ("noop_with_empty_axes", ): 0}
     for a in list(node.attribute):
         key = (node.op_type, a.name) if a.name == "mode" else (a.name,)
@@ -114,10 +151,16 @@ def _combos() -> list[tuple[str, int]]:
     for case in oc.cases():
         nodes = case.model.graph.node
         if len(nodes) == 1 and nodes[0].domain in ("", "ai.onnx") and nodes[0].op_type in OLD:
-            symbolic = oc.prepared(case, symbolic=True)[0]
+            symbolic, values = _prepared(case)
             out += [(case.name, v) for v in OLD[nodes[0].op_type]
-                    if _at_opset(symbolic, v) is not None]
+                    if _at_opset(symbolic, v, values) is not None]
     return out
+
+
+def _prepared(case: object) -> tuple[onnx.ModelProto, dict]:
+    """The case's symbolised model and its graph inputs' values by name."""
+    symbolic, values, _ = oc.prepared(case, symbolic=True)
+    return symbolic, {i.name: v for i, v in zip(symbolic.graph.input, values, strict=True)}
 
 
 @cache
@@ -199,12 +242,11 @@ def _judge(name: str, opset: int) -> bool:
     whether onnxruntime ran it at some size."""
     case = _cases()[name]
     op = case.model.graph.node[0].op_type
-    symbolic, values, _ = oc.prepared(case, symbolic=True)
-    model = _at_opset(symbolic, opset)
+    symbolic, values = _prepared(case)
+    model = _at_opset(symbolic, opset, values)
     own = {d.dim_param: int(d.dim_param[1:]) for v in model.graph.input
            for d in v.type.tensor_type.shape.dim if d.HasField("dim_param")}
-    feed = {i.name: (lambda shape, v=v: v) for i, v in zip(model.graph.input, values,
-                                                            strict=True)}
+    feed = {name: (lambda shape, v=v: v) for name, v in values.items()}
     typed, contract = _typed(model)
     keep = (lambda s: _holds(contract, s) is not False) if op in CONTRACT_FIRST else None
     ok, refused = _runs(model, own, feed, random.Random(f"{name} {opset}"), keep)
@@ -248,8 +290,8 @@ def test_onnxruntime_and_kantensor_refuse_negative_one_hot_indices_before_11():
     index there ("must be non-negative for OneHot opset < 11"), which OneHot-11's entry
     takes."""
     case = _cases()["test_onehot_negative_indices"]
-    symbolic, _, _ = oc.prepared(case, symbolic=True)
-    model = _at_opset(symbolic, 10)
+    symbolic, values = _prepared(case)
+    model = _at_opset(symbolic, 10, values)
     probe = sj.with_every_value(model, sj.values_of(model))
     own = {d.dim_param: int(d.dim_param[1:]) for v in model.graph.input
            for d in v.type.tensor_type.shape.dim if d.HasField("dim_param")}

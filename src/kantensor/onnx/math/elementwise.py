@@ -260,6 +260,25 @@ def build_bounds(types: tuple, **_: Any) -> dict[str, Any]:
     return {"bounds": [typed([], "T")] * (len(types) - 1)}
 
 
+#: Clip-6's bounds where its attributes are absent: float32's range.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+@reads_ranks
+def build_clip_attribute(types: tuple, **bounds: Any) -> dict[str, Any]:
+    """Clip from opset 6 to 10: ``min`` and ``max`` attributes (floats), of which
+    onnxruntime refuses a min above the max ("min_ <= max_ was false")."""
+    low, high = bounds.get("min", -_FLOAT32_MAX), bounds.get("max", _FLOAT32_MAX)
+    if low > high:
+        raise ParamError(f"min {low} is above max {high} (onnxruntime refuses the node)")
+    return {"x": dims("a", types[0].ndim)}
+
+
+def clip_attribute(x: np.ndarray, **bounds: float) -> np.ndarray:
+    low, high = bounds.get("min", -_FLOAT32_MAX), bounds.get("max", _FLOAT32_MAX)
+    return np.clip(x, low, high).astype(x.dtype)
+
+
 def clip(x: np.ndarray, *bounds: np.ndarray, given: tuple) -> np.ndarray:
     lo = bounds[given.index(1) - 1] if 1 in given else None
     hi = bounds[given.index(2) - 1] if 2 in given else None
