@@ -223,6 +223,14 @@ def build_variadic(types: tuple, **_: Any) -> dict[str, Any]:
     return {"inputs": [typed([], "T")] * len(types)}
 
 
+@reads_ranks
+def build_variadic_same(types: tuple, **_: Any) -> dict[str, Any]:
+    """Max, Min, Sum and Mean at opsets 6 and 7: inputs of one shape, not broadcast
+    (onnxruntime refuses others: "All inputs must have the same shape")."""
+    a = dims("a", types[0].ndim)
+    return {"inputs": [typed(a, "T")] * len(types), "y": a}
+
+
 def _fold(fn: Any, arrays: tuple) -> np.ndarray:
     out = arrays[0]
     for a in arrays[1:]:
