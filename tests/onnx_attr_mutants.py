@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 import string
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import onnx
@@ -59,16 +60,18 @@ def _x(shape: list, elem: int = F, name: str = "x") -> onnx.ValueInfoProto:
     return helper.make_tensor_value_info(name, elem, shape)
 
 
-def windows(rng: random.Random) -> Made:
-    """Conv, ConvTranspose, MaxPool, AveragePool or LpPool over 1 to 3 spatial axes."""
+def windows(rng: random.Random, opsets: tuple = (11, 12, 13, 17, 18, 19, 21)) -> Made:
+    """Conv, ConvTranspose, MaxPool, AveragePool or LpPool over 1 to 3 spatial axes, with
+    the attributes the opset has (MaxPool's dilations and ceil_mode from 10)."""
     op = rng.choice(["Conv", "ConvTranspose", "MaxPool", "AveragePool", "LpPool"])
     spatial = rng.choice([1, 2, 2, 3])
-    opset = rng.choice([11, 12, 13, 17, 18, 19, 21])
+    opset = rng.choice(opsets)
     ks = [rng.randint(1, 4) for _ in range(spatial)]
     attrs: dict = {"kernel_shape": ks}
     if rng.random() < 0.7:
         attrs["strides"] = [rng.randint(1, 3) for _ in range(spatial)]
-    dilated = op in ("Conv", "ConvTranspose", "MaxPool") or op == "AveragePool" and opset >= 19
+    dilated = op in ("Conv", "ConvTranspose") or op == "MaxPool" and opset >= 10 \
+        or op == "AveragePool" and opset >= 19
     if dilated and rng.random() < 0.5:
         attrs["dilations"] = [rng.randint(1, 3) for _ in range(spatial)]
     pad = rng.random()
@@ -76,7 +79,7 @@ def windows(rng: random.Random) -> Made:
         attrs["pads"] = [rng.randint(0, k - 1 if op != "Conv" else 3) for k in ks * 2]
     elif pad < 0.7:
         attrs["auto_pad"] = rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID", "NOTSET"])
-    if op in ("MaxPool", "AveragePool") and rng.random() < 0.5:
+    if op in ("MaxPool", "AveragePool") and opset >= 10 and rng.random() < 0.5:
         attrs["ceil_mode"] = 1
     if op == "AveragePool" and rng.random() < 0.3:
         attrs["count_include_pad"] = 1
@@ -112,11 +115,11 @@ REDUCTIONS = ["ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
               "ReduceL2", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin"]
 
 
-def reductions(rng: random.Random) -> Made:
+def reductions(rng: random.Random, opsets: tuple = (11, 13, 17, 18, 20)) -> Made:
     """A reduction with axes (an attribute before the op took them as an input) negative
     or not, keepdims and noop_with_empty_axes drawn, or an arg reduction."""
     op = rng.choice(REDUCTIONS)
-    opset = rng.choice([11, 13, 17, 18, 20])
+    opset = rng.choice(opsets)
     rank = rng.randint(1, 4)
     shape, names = _dims(rng, rank, low=1 if op.startswith("Arg") else 0)
     g = Graph()
@@ -156,7 +159,7 @@ def transposes(rng: random.Random) -> Made:
 BOUNDS = [0, 1, 2, 3, -1, -2, -3, 5, -5, 40, -40, BIG, -BIG - 1, 2**31 - 1, -(2**31)]
 
 
-def slices(rng: random.Random) -> Made:
+def slices(rng: random.Random, opsets: tuple = (9, 10, 11, 13, 18)) -> Made:
     """Slice with bounds past either end, negative steps and axes; the end sometimes a
     size of another input (``x[:, :y.size(1)]``), or the attribute form of opset 9."""
     rank = rng.randint(1, 4)
@@ -168,9 +171,9 @@ def slices(rng: random.Random) -> Made:
     ends = [rng.choice(BOUNDS) for _ in axes]
     steps = [rng.choice([1, 1, 1, 2, 3, -1, -1, -2, -3]) for _ in axes]
     g = Graph()
-    opset = rng.choice([9, 10, 11, 13, 18])
+    opset = rng.choice(opsets)
     inputs = [_x(shape)]
-    if opset == 9:
+    if opset < 10:
         y = g.op("Slice", "x", starts=starts, ends=ends,
                  **({"axes": axes} if rng.random() < 0.7 or count < rank else {}))
         return _model(g, inputs, [y], opset), names
@@ -195,7 +198,7 @@ def slices(rng: random.Random) -> Made:
     return _model(g, inputs, [y], opset), names
 
 
-def gathers(rng: random.Random) -> Made:
+def gathers(rng: random.Random, opsets: tuple = (11, 13, 21)) -> Made:
     """Gather with constant indices (negative ones, a 0-d index, an empty one), on data
     or on a Shape (the exporters' ``x.size(-1)``), the result used as a Reshape target."""
     rank = rng.randint(1, 3)
@@ -215,7 +218,7 @@ def gathers(rng: random.Random) -> Made:
         sizes = g.op("Gather", g.op("Shape", "x"), g.const([rng.randint(-rank, rank - 1)
                                                                for _ in range(2)]), axis=0)
         outputs.append(g.op("Expand", g.const(1.0, np.float32), sizes))
-    return _model(g, [_x(shape)], outputs, rng.choice([11, 13, 21])), names
+    return _model(g, [_x(shape)], outputs, rng.choice(opsets)), names
 
 
 def expands(rng: random.Random) -> Made:
@@ -286,13 +289,13 @@ def reshapes(rng: random.Random) -> Made:
     return _model(g, [_x(shape)], [y], opset), names
 
 
-def splits(rng: random.Random) -> Made:
+def splits(rng: random.Random, opsets: tuple = (11, 13, 18, 21)) -> Made:
     """Split into given sizes (an attribute before opset 13, an input after) along a
     fixed axis, or equal parts (num_outputs from opset 18, rounded up) along any."""
     rank = rng.randint(1, 3)
     shape, names = _dims(rng, rank, low=1)
     axis = rng.randint(-rank, rank - 1)
-    opset = rng.choice([11, 13, 18, 21])
+    opset = rng.choice(opsets)
     g = Graph()
     roll = rng.random()
     if roll < 0.5:
@@ -317,11 +320,11 @@ def splits(rng: random.Random) -> Made:
     return _model(g, [_x(shape)], ys, opset), names
 
 
-def pads(rng: random.Random) -> Made:
+def pads(rng: random.Random, opsets: tuple = (2, 11, 13, 18, 19, 21)) -> Made:
     """Pad in each mode, pads negative (cropping) where the mode allows, pads as an
     attribute (opset 2..10) or an input, axes (opset 18)."""
     rank = rng.randint(1, 4)
-    opset = rng.choice([2, 11, 13, 18, 19, 21])
+    opset = rng.choice(opsets)
     mode = rng.choice(["constant", "reflect", "edge"] + (["wrap"] if opset >= 19 else []))
     shape, names = _dims(rng, rank, low=4 if mode != "constant" else 0)
     axes = list(range(rank))
@@ -332,7 +335,7 @@ def pads(rng: random.Random) -> Made:
                                            or [4]) >= 4 else 0
     amounts = [rng.randint(low, 3) for _ in range(2 * len(axes))]
     g = Graph()
-    if opset == 2:
+    if opset < 11:
         y = g.op("Pad", "x", pads=amounts, mode=mode)
     else:
         args = ["x", g.const(amounts)]
@@ -374,13 +377,17 @@ def resizes(rng: random.Random) -> Made:
     return _model(g, [_x([batch, 3, *spatial])], [y], opset), names
 
 
-def topks(rng: random.Random) -> Made:
+def topks(rng: random.Random, opsets: tuple | None = None) -> Made:
     """TopK with k a constant or a size of the input (``x.size(d)``, sliced from its
-    Shape), along a negative or positive axis."""
+    Shape), along a negative or positive axis; at ``opsets`` before 10, k a constant
+    attribute."""
     rank = rng.randint(1, 3)
     shape, names = _dims(rng, rank, low=1)
     axis = rng.randint(-rank, rank - 1)
     g = Graph()
+    if opsets is not None:
+        ys = g.op("TopK", "x", outputs=2, axis=axis, k=rng.randint(0, 3))
+        return _model(g, [_x(shape)], ys, rng.choice(opsets)), names
     if rng.random() < 0.5:
         k = g.op("Slice", g.op("Shape", "x"), g.const([axis]), g.const([axis + 1 or BIG]))
     else:
@@ -427,6 +434,19 @@ def einsums(rng: random.Random) -> Made:
 MAKERS: dict[str, Callable[[random.Random], Made]] = {
     f.__name__: f for f in (windows, reductions, transposes, slices, gathers, expands,
                             reshapes, splits, pads, resizes, topks, einsums)}
+#: The same at the older opsets (7 on, the oldest onnxruntime runs; Gather's from 8,
+#: where its maker's Expand begins), where the ops have older schemas: MaxPool-1 and 8,
+#: AveragePool-7, LpPool-2, ConvTranspose-1, ReduceX-1, ArgMax-1, Gather-1, Split-2,
+#: Slice-1, Pad-2 and TopK-1 (their attribute forms).
+MAKERS |= {
+    "windows_old": partial(windows, opsets=(7, 8, 9, 10)),
+    "reductions_old": partial(reductions, opsets=(7, 8, 9, 10)),
+    "gathers_old": partial(gathers, opsets=(8, 9, 10)),
+    "splits_old": partial(splits, opsets=(7, 8, 9, 10)),
+    "slices_old": partial(slices, opsets=(7, 8, 9)),
+    "pads_old": partial(pads, opsets=(7, 8, 9, 10)),
+    "topks_old": partial(topks, opsets=(7, 8, 9)),
+}
 
 
 def named(model: onnx.ModelProto) -> set[str]:

@@ -123,13 +123,31 @@ def test_unsupported_op_names_node_type_domain_opset_and_where_to_read_more():
 
 
 def test_an_opset_outside_the_entries_is_refused_clearly():
-    # (SoftmaxCrossEntropyLoss is in ONNX since opset 12, its entries since 13)
-    m = model([helper.make_node("SoftmaxCrossEntropyLoss", ["x", "t"], ["y"], name="sm")],
-              [helper.make_tensor_value_info("x", F, [2, 3]),
-               helper.make_tensor_value_info("t", TensorProto.INT64, [2])],
-              [helper.make_tensor_value_info("y", F, None)], opset=12)
-    with pytest.raises(UnsupportedOp, match="'sm': SoftmaxCrossEntropyLoss .*opset 12.* "
-                                            "supported in opsets 13 to the newest only"):
+    # (OneHot is in ONNX since opset 9, its entries since 11: onnxruntime refuses a
+    # constant negative index before 11, which OneHot-11 takes)
+    m = model([helper.make_node("OneHot", ["i", "depth", "values"], ["y"], name="oh")],
+              [helper.make_tensor_value_info("i", TensorProto.INT64, [2]),
+               helper.make_tensor_value_info("depth", TensorProto.INT64, []),
+               helper.make_tensor_value_info("values", F, [2])],
+              [helper.make_tensor_value_info("y", F, None)], opset=10)
+    with pytest.raises(UnsupportedOp, match="'oh': OneHot .*opset 10.* "
+                                            "supported in opsets 11 to 27, 28 to the newest only"):
+        from_onnx(m)
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 4), ("GRU", 1), ("LSTM", 1)])
+def test_a_gates_attribute_is_refused(op, gates):
+    """``gates`` is the op's (RNN 1, GRU 3, LSTM 4), not an ONNX attribute: a node giving
+    it, with weights of that many gates, is refused, as onnxruntime refuses it."""
+    ort = pytest.importorskip("onnxruntime")
+    w = numpy_helper.from_array(np.zeros((1, 4 * gates, 3), np.float32), "w")
+    r = numpy_helper.from_array(np.zeros((1, 4 * gates, 4), np.float32), "r")
+    m = model([helper.make_node(op, ["x", "w", "r"], ["y"], hidden_size=4, gates=gates)],
+              [helper.make_tensor_value_info("x", F, [5, 2, 3])],
+              [helper.make_tensor_value_info("y", F, None)], [w, r], opset=14)
+    with pytest.raises(Exception, match="gates"):
+        ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    with pytest.raises(UnsupportedOp, match="attribute 'gates' is not supported"):
         from_onnx(m)
 
 

@@ -125,3 +125,35 @@ def rnn(x: np.ndarray, w: np.ndarray, r: np.ndarray, *rest: np.ndarray, given: t
     if layout:
         y, yh, yc = y.transpose(2, 0, 1, 3), yh.transpose(1, 0, 2), yc.transpose(1, 0, 2)
     return (y, yh, yc)[:outputs] if outputs > 1 else y
+
+
+# Each op's number of gates (RNN 1, GRU 3, LSTM 4) is the op's, never a node's attribute:
+# a ``gates`` attribute, which ONNX does not have and onnxruntime refuses, was read as
+# one (an RNN of 4 gates took an LSTM's weights).
+
+
+@reads_ranks
+def build_simple_rnn(types: tuple, **params: Any) -> dict[str, Any]:
+    return build_rnn(types, gates=1, **params)
+
+
+@reads_ranks
+def build_gru(types: tuple, **params: Any) -> dict[str, Any]:
+    return build_rnn(types, gates=3, **params)
+
+
+@reads_ranks
+def build_lstm(types: tuple, **params: Any) -> dict[str, Any]:
+    return build_rnn(types, gates=4, **params)
+
+
+def simple_rnn(*arrays: np.ndarray, **params: Any) -> Any:
+    return rnn(*arrays, gates=1, **params)
+
+
+def gru(*arrays: np.ndarray, **params: Any) -> Any:
+    return rnn(*arrays, gates=3, **params)
+
+
+def lstm(*arrays: np.ndarray, **params: Any) -> Any:
+    return rnn(*arrays, gates=4, **params)

@@ -121,6 +121,21 @@ def build_topk(types: tuple, axis: int, K_value: Any, **_: Any) -> dict[str, Any
             "params": {"axis": ax}}
 
 
+@builder
+def build_topk_attribute(types: tuple, axis: int, k: int, **_: Any) -> dict[str, Any]:
+    """TopK from opset 1 to 9: ``k`` an attribute, at least 1 (onnx's inference, which
+    onnxruntime runs, refuses 0 there: "Invalid value for attribute k"), the sizes
+    TopK's of that k as a constant input."""
+    if k < 1:
+        raise ParamError(f"k is {k}: TopK before opset 10 takes k >= 1")
+    made = build_topk(types, axis=axis, K_value=(k,))
+    return {"x": made["x"], "y": made["y"], "fits": made["fits"], "params": made["params"]}
+
+
+def topk_attribute(x: np.ndarray, *, k: int, axis: int = -1, **_: Any) -> tuple:
+    return topk(x, np.asarray([k]), axis=axis)
+
+
 def topk(x: np.ndarray, k: np.ndarray, *sizes: np.ndarray, axis: int, largest: int = 1,
          sorted: int = 1, **_: Any) -> tuple:
     n = int(np.asarray(k).ravel()[0])

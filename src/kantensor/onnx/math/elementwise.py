@@ -223,6 +223,14 @@ def build_variadic(types: tuple, **_: Any) -> dict[str, Any]:
     return {"inputs": [typed([], "T")] * len(types)}
 
 
+@reads_ranks
+def build_variadic_same(types: tuple, **_: Any) -> dict[str, Any]:
+    """Max, Min, Sum and Mean at opsets 6 and 7: inputs of one shape, not broadcast
+    (onnxruntime refuses others: "All inputs must have the same shape")."""
+    a = dims("a", types[0].ndim)
+    return {"inputs": [typed(a, "T")] * len(types), "y": a}
+
+
 def _fold(fn: Any, arrays: tuple) -> np.ndarray:
     out = arrays[0]
     for a in arrays[1:]:
@@ -258,6 +266,25 @@ def mean(*arrays: np.ndarray) -> np.ndarray:
 def build_bounds(types: tuple, **_: Any) -> dict[str, Any]:
     """Clip's optional min and max, of the input's dtype: the operands present."""
     return {"bounds": [typed([], "T")] * (len(types) - 1)}
+
+
+#: Clip-6's bounds where its attributes are absent: float32's range.
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+@reads_ranks
+def build_clip_attribute(types: tuple, **bounds: Any) -> dict[str, Any]:
+    """Clip from opset 6 to 10: ``min`` and ``max`` attributes (floats), of which
+    onnxruntime refuses a min above the max ("min_ <= max_ was false")."""
+    low, high = bounds.get("min", -_FLOAT32_MAX), bounds.get("max", _FLOAT32_MAX)
+    if low > high:
+        raise ParamError(f"min {low} is above max {high} (onnxruntime refuses the node)")
+    return {"x": dims("a", types[0].ndim)}
+
+
+def clip_attribute(x: np.ndarray, **bounds: float) -> np.ndarray:
+    low, high = bounds.get("min", -_FLOAT32_MAX), bounds.get("max", _FLOAT32_MAX)
+    return np.clip(x, low, high).astype(x.dtype)
 
 
 def clip(x: np.ndarray, *bounds: np.ndarray, given: tuple) -> np.ndarray:

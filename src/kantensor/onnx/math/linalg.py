@@ -37,6 +37,14 @@ def build_gemm(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, An
             "fits": fits}
 
 
+@reads_ranks
+def build_gemm_with_c(types: tuple, transA: int, transB: int, **_: Any) -> dict[str, Any]:
+    """Gemm before opset 11: C is required (onnxruntime refuses a node without it)."""
+    if len(types) < 3:
+        raise ParamError("Gemm takes C before opset 11")
+    return build_gemm(types, transA=transA, transB=transB)
+
+
 def gemm(a: np.ndarray, b: np.ndarray, *c: np.ndarray, alpha: float, beta: float,
          transA: int, transB: int) -> np.ndarray:
     a = a.T if transA else a

@@ -23,6 +23,16 @@ def build_flatten(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
     return {"x": a, "y": [size_of(a[:axis]), size_of(a[axis:])], "params": {"axis": axis}}
 
 
+@reads_ranks
+def build_flatten_nonnegative(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
+    """Flatten before opset 11: ``axis`` from 0 to the rank (onnxruntime refuses a
+    negative one: "Invalid value(-1) for attribute 'axis'")."""
+    if axis < 0:
+        raise ParamError(f"axis {axis} is negative: before opset 11 Flatten's axis is 0 "
+                         "to the rank")
+    return build_flatten(types, axis=axis)
+
+
 def flatten(x: np.ndarray, *, axis: int) -> np.ndarray:
     lead = int(np.prod(x.shape[:axis]))
     return x.reshape(lead, -1) if x.size or lead else x.reshape(lead, int(np.prod(x.shape[axis:])))
@@ -56,6 +66,21 @@ def dropout(x: np.ndarray, *rest: np.ndarray, given: tuple = (0,), outputs: int 
         mask = np.random.default_rng(seed).uniform(size=x.shape) >= ratio
         y = (x * mask * (1 / (1 - ratio) if ratio < 1 else 0)).astype(x.dtype)
     return (y, mask) if outputs > 1 else y
+
+
+@reads_ranks
+def build_dropout_7(types: tuple, outputs: int, **_: Any) -> dict[str, Any]:
+    """Dropout from opset 7 to 9: the output, and the mask of the input's dtype (its
+    schema's T; bool from 10)."""
+    x = dims("a", types[0].ndim)
+    return {"x": x, "rest": [], "outs": [typed(x, "T")] * (2 if outputs > 1 else 1)}
+
+
+def dropout_7(x: np.ndarray, *, outputs: int = 1, ratio: float = 0.5, **_: Any) -> Any:
+    """X (no training mode before 12), and the mask of X's dtype: every element kept, as
+    onnx's reference keeps them (onnxruntime writes zeros)."""
+    y = dropout(x, outputs=outputs, ratio=ratio)
+    return (y[0], y[1].astype(x.dtype)) if outputs > 1 else y
 
 
 def shrink(x: np.ndarray, *, bias: float, lambd: float) -> np.ndarray:

@@ -158,20 +158,23 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
     strides = strides or (1,) * k
     pads = pads or (0,) * (2 * k)
     sizes = SizeNames(output_shape_value)
-    clauses: list[Clause] = []
-    out: list[Any]
+    least = [*a[:2], *(shifted((a[2 + i] - 1) * strides[i], kernel_shape[i] - pads[i]
+                               - pads[i + k]) for i in range(k))]
+    # onnxruntime refuses a least output size that is not positive (an empty input's
+    # (0 - 1) * stride + kernel - pads is 0 or less), given an output_shape or not
+    clauses = [o >= 1 for o in least[2:]]
+    out: list[Any] = least
     if 2 in given:
         u = dims("u", x.ndim)
         if output_shape_value is None:
             out = u
-            clauses = [o >= 0 for o in out]
-        else:
+            clauses += [o >= 0 for o in out]
+        else:  # and an output_shape smaller than the least (as its check reads it)
             out = [sizes.expr(v) if v is not None else u[i]
                    for i, v in enumerate(output_shape_value)]
-            clauses = [u[i] >= 0 for i, v in enumerate(output_shape_value) if v is None]
-    else:
-        out = [*a[:2], *(shifted((a[2 + i] - 1) * strides[i], kernel_shape[i] - pads[i]
-                                 - pads[i + k]) for i in range(k))]
+            clauses += [u[i] >= 0 for i, v in enumerate(output_shape_value) if v is None]
+            clauses += [o >= m for o, m in zip(out, least, strict=False)
+                        if len(output_shape_value) == len(least)]
     more = len(types) - 2 - len(sizes.dims)
     return {"x": a, "rest": [*groups("r", more), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"strides": tuple(strides), "pads": tuple(pads)}}

@@ -149,3 +149,19 @@ def center_crop_pad(x: np.ndarray, shape: np.ndarray, *sizes: np.ndarray, axes: 
             width[ax] = (before, n - have - before)
             y = np.pad(y, width)
     return y
+
+
+@builder
+def build_pad_attribute(types: tuple, pads: tuple, mode: str = "constant", **_: Any
+                        ) -> dict[str, Any]:
+    """Pad from opset 2 to 10: its pads an attribute (ints) and its constant value one
+    too (a float), the sizes Pad's of those pads as constant inputs (onnxruntime runs
+    both with one kernel)."""
+    made = build_pad((types[0], types[0]), pads_value=tuple(pads), given=(0, 1), mode=mode)
+    return {"x": made["x"], "y": made["y"], "fits": made["fits"]}
+
+
+def pad_attribute(x: np.ndarray, *, pads: tuple, mode: str = "constant", value: float = 0.0,
+                  **_: Any) -> np.ndarray:
+    return pad(x, np.asarray(pads, np.int64), np.asarray([value], x.dtype), mode=mode,
+               given=(0, 1, 2))

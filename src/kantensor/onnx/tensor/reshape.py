@@ -28,7 +28,8 @@ def _unknown(prefix: str, n: int) -> tuple[list[DimVar], list[Clause]]:
 
 
 @reads_known_sizes
-def build_reshape(types: tuple, shape_value: Any, allowzero: int, **_: Any) -> dict[str, Any]:
+def build_reshape(types: tuple, shape_value: Any, allowzero: int = 0, **_: Any
+                  ) -> dict[str, Any]:
     """Reshape: 0 copies the input's size (unless ``allowzero``), -1 is the input's size
     over the others (never among sizes of product 0); a Dim entry is its size input, an
     unknown one a fresh size. A Dim entry ``s`` at an axis of size ``a`` of the input is

@@ -38,7 +38,8 @@ from ..values import TypeStandIn, sizes_value
 
 
 @reads_ranks
-def build_shape(types: tuple, start: int, end: int | None, **_: Any) -> dict[str, Any]:
+def build_shape(types: tuple, start: int = 0, end: int | None = None, **_: Any
+                ) -> dict[str, Any]:
     """Shape: as many entries as the axes from ``start`` to ``end`` (clamped)."""
     n = types[0].ndim
     picked = range(n)[slice(start, end)]
@@ -47,7 +48,8 @@ def build_shape(types: tuple, start: int, end: int | None, **_: Any) -> dict[str
                        "end": picked.stop if len(picked) else 0}}
 
 
-def shape(x: np.ndarray | TypeStandIn, *, start: int, end: int) -> np.ndarray:
+def shape(x: np.ndarray | TypeStandIn, *, start: int = 0, end: int | None = None
+          ) -> np.ndarray:
     """The sizes of the axes from ``start`` to ``end``: ints when the graph runs, the
     type's sizes (Dims) when the model is read (``reads_only = "shapes"``)."""
     return sizes_value(x.shape[start:end])

@@ -11,6 +11,7 @@ from ...ops.families.indexing import readings, slice_length, symbolic_length
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
 from ...ops.templates import alternative, dims, reads_known_sizes, typed
+from ...syntax.alternative import Alternative
 from ...syntax.ast import Clause, DimVar, dim_max, dim_min
 from ...types.dim import Dim
 from ..shared import nonzero_entry, value_entries
@@ -156,3 +157,24 @@ def slice_(x: np.ndarray, starts: np.ndarray, ends: np.ndarray, *rest: np.ndarra
             b = max(int(b), -x.shape[a % x.ndim])
         index[a % x.ndim] = slice(int(b), int(e), s)
     return x[tuple(index)]
+
+
+@reads_known_sizes
+def build_slice_attribute(types: tuple, starts: tuple, ends: tuple, axes: tuple | None = None,
+                          **_: Any) -> dict[str, Any]:
+    """Slice from opset 1 to 9: starts, ends and axes attributes (ints, no steps), each
+    axis sliced as Slice's constant inputs slice it (onnxruntime runs both with one
+    kernel): the alternatives of :func:`build_slice`, of the data alone."""
+    given = (0, 1, 2) if axes is None else (0, 1, 2, 3)
+    made = build_slice((types[0],) * len(given), starts_value=tuple(starts),
+                       ends_value=tuple(ends), axes_value=None if axes is None else tuple(axes),
+                       given=given)
+    return {"sig": [Alternative(alt.inputs[:1], alt.outputs, alt.where, alt.loop)
+                    for alt in made["sig"]]}
+
+
+def slice_attribute(x: np.ndarray, *, starts: tuple, ends: tuple, axes: tuple | None = None,
+                    **_: Any) -> np.ndarray:
+    more = () if axes is None else (np.asarray(axes, np.int64),)
+    return slice_(x, np.asarray(starts, np.int64), np.asarray(ends, np.int64), *more,
+                  given=(0, 1, 2, 3)[:3 + len(more)])
