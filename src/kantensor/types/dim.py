@@ -65,6 +65,7 @@ from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
+from .poly import operand as _operand
 from .poly import split as _poly_split
 
 __all__ = ["Dim", "DimLike", "as_dim", "unknown"]
@@ -331,16 +332,6 @@ def _atom(op: str, *args: DimLike) -> Dim:
     else:
         text = _operand(args[0]) + (" % " if op == "%" else "//") + _operand(args[1])
     return _new(((((Opaque(op, args, text), 1),), 1),))
-
-
-def _operand(x: DimLike) -> str:
-    """``x`` as an operand of ``//`` or ``%``, parenthesised unless atomic."""
-    if isinstance(x, int):
-        return str(x) if x >= 0 else f"({x})"
-    atom = _lone_atom(x)
-    if atom is not None and (not isinstance(atom, Opaque) or atom.op in ("min", "max")):
-        return str(x)
-    return f"({x})"
 
 
 def _lone_atom(x: DimLike) -> Atom | None:
