@@ -45,6 +45,13 @@ CASES: list[tuple[str, Callable[[int, int], tuple | None]]] = [
     ("(n),(m)->(n%(m-2))", lambda n, m: (n % (m - 2),)),
     ("(n),(m)->((n-2)//m)", lambda n, m: ((n - 2) // m,)),
     ("(n),(m)->(n//m) where n%m == 0", lambda n, m: (n // m,) if n % m == 0 else None),
+    # whose value the Dim algebra simplifies past a divisor (tests/test_dim_kept_divisors)
+    ("(n),(m)->(max(n, n % m))", lambda n, m: (max(n, n % m),)),
+    ("(n),(m)->(max(m, (2 % m)//m))", lambda n, m: (max(m, (2 % m) // m),)),
+    ("(n),(m)->(n + 0*(n//m))", lambda n, m: (n + 0 * (n // m),)),
+    ("(n),(m)->(n//m - n//m + n)", lambda n, m: (n // m - n // m + n,)),
+    ("(n),(m)->((3 % (3*m)) % 3 + n)", lambda n, m: ((3 % (3 * m)) % 3 + n,)),
+    ("(n),(m)->(n + min(2//m, 0))", lambda n, m: (n + min(2 // m, 0),)),
 ]
 #: the inputs' sizes: named, named alike, or an int beside a name
 INPUTS = [("a", "b"), ("a", "a"), (0, "b"), (3, "b"), ("a", 2), ("a", 0)]

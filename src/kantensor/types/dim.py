@@ -35,6 +35,8 @@ Every symbol and unknown is a size: an integer ``>= 0``. The rules:
   it is not 4; facts that the divisor is ``>= 1`` make it so,
   :mod:`kantensor.types.factsatoms`, as does a traced program's case,
   :func:`kantensor.types.dimorder.divided`);
+* a result keeps where its operands have no value: ``0//v`` is added for each size
+  ``v`` they divide by and it does not (``max(b, b % b)`` is ``b + 0//b``);
 * an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
   ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
   ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
@@ -58,6 +60,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from .dimorder import COMPARE, decided, divided, equal, ordered, powered
+from .divisors import dropped
 from .interning import WeakInterner
 from .intervals import interval
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
@@ -65,6 +68,7 @@ from .poly import add as _poly_add
 from .poly import check_power as _check_power
 from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
+from .poly import operand as _operand
 from .poly import split as _poly_split
 
 __all__ = ["Dim", "DimLike", "as_dim", "unknown"]
@@ -81,15 +85,24 @@ def _operator(name: str, fn: Any) -> tuple[Any, Any]:
     def method(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide and type(o) is not int:
-            return divided(fn, self, o, name == "mod")
-        return _number(name, self, other) if o is None else fn(self, o)
+            return _kept(divided(fn, self, o, name == "mod"), self, o)
+        return _number(name, self, other) if o is None else _kept(fn(self, o), self, o, not divide)
 
     def reflected(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide:
-            return divided(fn, o, self, name == "mod")
-        return _number(name, other, self) if o is None else fn(o, self)
+            return _kept(divided(fn, o, self, name == "mod"), o, self)
+        return _number(name, other, self) if o is None else _kept(fn(o, self), o, self, not divide)
     return method, reflected
+
+
+def _kept(x: Any, a: DimLike, b: DimLike = 0, ring: bool = False) -> Any:
+    """``x`` of ``a`` and ``b`` plus ``0//v`` for each size ``v`` they divide by and it does
+    not (module docstring); not in a trace (dimorder.divides), nor ``ring`` by an int != 0."""
+    if COMPARE.fn is None and not (ring and (type(a) is int and a or type(b) is int and b)):
+        for v in dropped(x, a, b):
+            x = _add(x, _atom("//", 0, v))
+    return x
 
 
 class Dim:
@@ -183,7 +196,7 @@ class Dim:
     def __pow__(self, exponent: object) -> Any:  # d ** 0.5, d ** -1, d ** n: numbers
         if type(exponent) is not int or exponent < 0:
             return _number(powered(self, exponent, isinstance(exponent, Dim)), self, exponent)
-        return _pow(self, _check_power(self._terms, exponent))  # bounded before expanding
+        return _kept(_pow(self, _check_power(self._terms, exponent)), self)  # (bounded first)
 
     def __rpow__(self, base: object) -> Any:  # 2 ** d (see dimorder.powered)
         return _number(powered(base, self, isinstance(base, int | float | complex)), base, self)
@@ -331,16 +344,6 @@ def _atom(op: str, *args: DimLike) -> Dim:
     else:
         text = _operand(args[0]) + (" % " if op == "%" else "//") + _operand(args[1])
     return _new(((((Opaque(op, args, text), 1),), 1),))
-
-
-def _operand(x: DimLike) -> str:
-    """``x`` as an operand of ``//`` or ``%``, parenthesised unless atomic."""
-    if isinstance(x, int):
-        return str(x) if x >= 0 else f"({x})"
-    atom = _lone_atom(x)
-    if atom is not None and (not isinstance(atom, Opaque) or atom.op in ("min", "max")):
-        return str(x)
-    return f"({x})"
 
 
 def _lone_atom(x: DimLike) -> Atom | None:

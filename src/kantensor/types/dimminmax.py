@@ -3,7 +3,8 @@
 
 Arguments are flattened (``min(a, min(b, c)) == min(a, b, c)``) and an argument another
 one bounds at every size is dropped (``max(0, n) == n``, ``min((h + 1)//2, h//2) ==
-h//2``, by :func:`kantensor.types.prove.order`); the rest are kept sorted
+h//2``, by :func:`kantensor.types.prove.order`), keeping the sizes it divides by
+(``max(b, b % b)`` is ``b + 0//b``: no value at ``b == 0``); the rest are kept sorted
 (:func:`kantensor.types.poly.ordered_args`) in one opaque atom of
 :mod:`kantensor.types.dim`. Apart from the Dim class because nothing of its arithmetic
 needs them.
@@ -12,7 +13,8 @@ needs them.
 from __future__ import annotations
 
 from ..syntax.vocabulary import MAX, MIN
-from .dim import DimLike, _add, _atom, _lone_atom, _mul, as_dim
+from .dim import DimLike, _add, _atom, _kept, _lone_atom, _mul, as_dim
+from .divisors import by_size
 from .poly import Opaque
 from .poly import ordered_args as _ordered_args
 from .prove import order
@@ -44,9 +46,10 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
             if order is not None:
                 wins = False  # k beats x, or equals it
         kept = survivors + [x] if wins else survivors
-    if len(kept) == 1:
-        return kept[0]
-    return _atom(op, *_ordered_args(kept))
+    x = kept[0] if len(kept) == 1 else _atom(op, *_ordered_args(kept))
+    if len(kept) == len(flat) or not any(by_size(y) for y in flat):
+        return x
+    return _kept(x, _atom(op, *flat))  # (the sizes a dropped argument divides by)
 
 
 def dim_min(*args: DimLike) -> DimLike:

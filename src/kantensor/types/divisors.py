@@ -17,13 +17,23 @@ from typing import Any
 
 from .poly import Opaque
 
-__all__ = ["by_size", "divides", "int_divisors", "size_divisors"]
+__all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
 
 
 def size_divisors(x: Any) -> list:
     """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
     any depth, each once, outermost first: where one is 0, ``x`` is not defined."""
     return [] if isinstance(x, int) else list(_size_divisors(x._terms))
+
+
+def dropped(result: Any, *operands: Any) -> list:
+    """The sizes the ``operands`` divide by that ``result`` (a size made of them) does not:
+    where one is 0 the operands have no value, yet ``result`` may have one."""
+    if not any(by_size(x) for x in operands):
+        return []
+    kept = set(size_divisors(result))
+    return [v for v in dict.fromkeys(v for x in operands for v in size_divisors(x))
+            if v not in kept]
 
 
 def by_size(x: Any) -> bool:

@@ -154,6 +154,17 @@ def lone_atom(terms: Terms) -> Atom | None:
     return None
 
 
+def operand(x: Any) -> str:
+    """A size ``x`` (an int or a Dim) as an operand of ``//`` or ``%`` in an atom's text,
+    parenthesised unless atomic (a symbol, an unknown, a ``min`` or ``max``)."""
+    if isinstance(x, int):
+        return str(x) if x >= 0 else f"({x})"
+    atom = lone_atom(x._terms)
+    if atom is not None and (not isinstance(atom, Opaque) or atom.op in ("min", "max")):
+        return str(x)
+    return f"({x})"
+
+
 def add(a: Terms, b: Terms) -> dict[Monomial, int]:
     """The sum of two polynomials (to be made :func:`canonical`)."""
     poly = dict(a)
