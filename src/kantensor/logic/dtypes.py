@@ -157,14 +157,19 @@ class InCategory(Constraint):
     #: (``u`` of ``(b):u``; empty for ``promote(x,y)``); for messages
     inputs: tuple = ()
 
+    def members(self) -> frozenset[str]:
+        """The dtypes the clause accepts (its category's or its set's): what
+        :meth:`check` tests a bound dtype against and labeling enumerates."""
+        return category_dtypes(self.category)
+
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
-        return (s, True) if d in category_dtypes(self.category) else None
+        return (s, True) if d in self.members() else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess((self.dtype,), s, sorted(category_dtypes(self.category),
+        return guess((self.dtype,), s, sorted(self.members(),
                                               key=lambda d: (_TABLE_ORDER.get(d, len(DTYPES)), d)))
 
     def terms(self) -> tuple:
@@ -187,11 +192,16 @@ class InDefaultRange(Constraint):
     dtype: Any
     where: Any = ""  # the operand's place (an object whose str names it)
 
+    def members(self) -> frozenset[str]:
+        """The dtypes it accepts (every dtype but string): what :meth:`check` tests a
+        bound dtype against, and the set an answer states of a dtype it leaves open."""
+        return _IN_RANGE
+
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
-        return (s, True) if d in _IN_RANGE else None
+        return (s, True) if d in self.members() else None
 
     def terms(self) -> tuple:
         return (self.dtype,)
