@@ -188,7 +188,7 @@ def _catalogue_memberships() -> list:
 
 
 def test_members_are_what_check_accepts():
-    """One home for what a membership accepts: each constraint's members() is exactly
+    """One home for what a membership accepts: each constraint's members is exactly
     the dtypes its check() holds at, over every dtype of the table (strings too), for
     every kind of membership the catalogue makes; an unbound dtype waits."""
     constraints = _catalogue_memberships()
@@ -201,7 +201,7 @@ def test_members_are_what_check_accepts():
             assert got in (None, (s, True)), (c, d, got)
             if got is not None:
                 accepted.add(d)
-        assert c.members() == accepted, c
+        assert c.members == accepted, c
     assert len(constraints) > len(CATEGORIES)
 
 

@@ -6,7 +6,7 @@ a logic variable: an input's dtype where its annotation names no category is any
 but string (:class:`~kantensor.logic.dtypes.InDefaultRange`). An answer names such a
 dtype (the user's name for it, else ``T``, ``T1``, ...) wherever it appears, so two
 places of one dtype are seen to be one (``X = T[], Y = T[2*n,3]``), and states the set
-it ranges over as the constraint's own :meth:`members` give it (``T != string``), never
+it ranges over as the constraint's own ``members`` gives it (``T != string``), never
 assumed. A dtype that another constraint still waits on
 (a wrapped Python int's fit, which adds size conditions per dtype) is not left open: its
 state is split into one per dtype (:func:`settled_states`), so each answer's conditions
@@ -30,7 +30,7 @@ __all__ = ["OpenDType", "dtype_vars", "settled_states"]
 
 #: The constraints that say of one dtype only whether it is in a set and that labeling
 #: does not enumerate: an open dtype that only these hold ranges over the dtypes their
-#: ``members()`` accept, whatever else the state holds. (A where-clause's
+#: ``members`` accept, whatever else the state holds. (A where-clause's
 #: :class:`~kantensor.logic.dtypes.InCategory` is a membership too, but labeling
 #: enumerates its dtypes: no dtype it holds is left open.)
 _MEMBERSHIP = (InDefaultRange,)
@@ -95,10 +95,10 @@ def _holding(v: Any, S: ConstrainedState) -> list:
 
 def _meet(held: list) -> frozenset[str]:
     """The dtypes membership constraints ``held`` all accept: the meet of their
-    ``members()`` (every dtype where none holds the dtype)."""
+    ``members`` (every dtype where none holds the dtype)."""
     found = _EVERY
     for c in held:
-        found = found & c.members()
+        found = found & c.members
     return found
 
 
