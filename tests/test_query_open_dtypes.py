@@ -12,7 +12,11 @@ import pytest
 from kanren import var
 
 import kantensor as kt
+from kantensor.logic.dtypes import InCategory, InDefaultRange
 from kantensor.logic.terms import TensorTerm
+from kantensor.ops.shipped import catalogue_files
+from kantensor.syntax import ast as A
+from kantensor.syntax.parser import parse_fresh
 from kantensor.types.dtypes import CATEGORIES, DTYPES
 
 EVERY = frozenset(DTYPES)
@@ -164,3 +168,65 @@ def test_a_dtype_a_python_int_must_fit_is_settled_per_dtype(fill):
              if _build(lambda x: kt.full_like(x, fill), [kt.TensorType(d, (3,))])}
     assert claimed == built
     assert built < EVERY  # strings never; and 300 not in uint8
+
+
+def _catalogue_memberships() -> list:
+    """A membership constraint of every kind the catalogue makes: the default range of
+    an unannotated input, and an InCategory of each category or dtype set its
+    signatures' where-clauses name (and of each named category, as the ONNX families
+    make them in code)."""
+    categories: dict = {name: None for name in CATEGORIES}
+    for folder in (None, "onnx"):
+        for _, text in catalogue_files(folder):
+            for sig in re.findall(r'^signature = "([^"\\]+)"', text, re.M):
+                for alt in parse_fresh(sig, template=True):
+                    for clause in getattr(alt, "where", ()):
+                        if isinstance(clause, A.InCategory):
+                            categories[clause.category] = None
+    assert any(type(c) is tuple for c in categories)  # sets as well as names
+    return [InDefaultRange(var()), *(InCategory(var(), c) for c in categories)]
+
+
+def test_members_are_what_check_accepts():
+    """One home for what a membership accepts: each constraint's members is exactly
+    the dtypes its check() holds at, over every dtype of the table (strings too), for
+    every kind of membership the catalogue makes; an unbound dtype waits."""
+    constraints = _catalogue_memberships()
+    for c in constraints:
+        assert c.check({}, ()) == ({}, False)
+        accepted = set()
+        for d in DTYPES:
+            s = {c.dtype: d}
+            got = c.check(s, ())
+            assert got in (None, (s, True)), (c, d, got)
+            if got is not None:
+                accepted.add(d)
+        assert c.members == accepted, c
+    assert len(constraints) > len(CATEGORIES)
+
+
+def _built_dtypes(op) -> set:
+    return {d for d in DTYPES if _build(op, [kt.TensorType(d, (3,))]) is not None}
+
+
+@pytest.mark.parametrize("clause", ["", " where T in floating", " where T in integer",
+                                    " where T in (float16, int8, string)"])
+def test_what_query_prints_of_a_default_range_and_of_a_where_clause(clause):
+    """What a query prints of an input's dtype, judged by building every dtype forwards:
+    the default range alone leaves it open (one answer, ``D != string``, its set the
+    dtypes that build); a where-clause's category or set is enumerated (an answer per
+    dtype that builds, each a dtype name, no open dtype and no dtype clause)."""
+    op = _plain(f"(n):T->(n):T{clause}")
+    built = _built_dtypes(op)
+    sols = kt.query(op, [kt.pattern(D, (3,))], [Y])
+    answers = list(sols)
+    rows = sols.text(show=len(answers)).splitlines()[:len(answers)]
+    if not clause:
+        assert len(answers) == 1 and rows == ["Y = D[3], where D != string"]
+        assert answers[0]["D"].dtypes == built
+        assert _text_sets(answers[0].where_text()) == {"D": built}
+        return
+    assert {a["D"] for a in answers} == built and len(answers) == len(built)
+    for a, row in zip(answers, rows, strict=True):
+        assert isinstance(a["D"], str) and a["Y"] == kt.TensorType(a["D"], (3,))
+        assert row == f"D = {a['D']}, Y = {a['D']}[3]" and "where" not in row

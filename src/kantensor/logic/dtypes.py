@@ -7,8 +7,8 @@ flag makes the constraint wait, and labeling enumerates it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 from ..syntax.ast import category_text
 from ..syntax.vocabulary import Word
@@ -157,14 +157,21 @@ class InCategory(Constraint):
     #: (``u`` of ``(b):u``; empty for ``promote(x,y)``); for messages
     inputs: tuple = ()
 
+    #: the dtypes the clause accepts (its category's or its set's): what :meth:`check`
+    #: tests a bound dtype against and labeling enumerates (set once, when made)
+    members: frozenset[str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "members", category_dtypes(self.category))
+
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
-        return (s, True) if d in category_dtypes(self.category) else None
+        return (s, True) if d in self.members else None
 
     def choices(self, s: dict, rigid: frozenset = frozenset()) -> list | None:
-        return guess((self.dtype,), s, sorted(category_dtypes(self.category),
+        return guess((self.dtype,), s, sorted(self.members,
                                               key=lambda d: (_TABLE_ORDER.get(d, len(DTYPES)), d)))
 
     def terms(self) -> tuple:
@@ -187,11 +194,15 @@ class InDefaultRange(Constraint):
     dtype: Any
     where: Any = ""  # the operand's place (an object whose str names it)
 
+    #: the dtypes it accepts (every dtype but string): what :meth:`check` tests a bound
+    #: dtype against, and the set an answer states of a dtype it leaves open
+    members: ClassVar[frozenset[str]] = _IN_RANGE
+
     def check(self, s: dict, pending: tuple) -> Progress:
         d = walk(self.dtype, s)
         if isvar(d):
             return s, False
-        return (s, True) if d in _IN_RANGE else None
+        return (s, True) if d in self.members else None
 
     def terms(self) -> tuple:
         return (self.dtype,)

@@ -1,13 +1,13 @@
 """The dtypes an answer leaves open, and what the relation lets each be.
 
-Labeling enumerates every dtype a constraint can enumerate (a category, a promotion, an
-overload's choice); a dtype that only a membership constraint holds stays a logic
-variable: an input's dtype where its annotation names no category is any dtype but
-string (:class:`~kantensor.logic.dtypes.InDefaultRange`). An answer names such a dtype
-(the user's name for it, else ``T``, ``T1``, ...) wherever it appears, so two places of
-one dtype are seen to be one (``X = T[], Y = T[2*n,3]``), and states the set it ranges
-over as the relation's constraints give it, the meet of their sets (``T != string``),
-never assumed. A dtype that another constraint still waits on
+Labeling enumerates every dtype a constraint can enumerate (a where-clause's category or
+set, a promotion, an overload's choice); a dtype that only the default range holds stays
+a logic variable: an input's dtype where its annotation names no category is any dtype
+but string (:class:`~kantensor.logic.dtypes.InDefaultRange`). An answer names such a
+dtype (the user's name for it, else ``T``, ``T1``, ...) wherever it appears, so two
+places of one dtype are seen to be one (``X = T[], Y = T[2*n,3]``), and states the set
+it ranges over as the constraint's own ``members`` gives it (``T != string``), never
+assumed. A dtype that another constraint still waits on
 (a wrapped Python int's fit, which adds size conditions per dtype) is not left open: its
 state is split into one per dtype (:func:`settled_states`), so each answer's conditions
 are its own.
@@ -21,18 +21,20 @@ from typing import Any
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.dtypes import InCategory, InDefaultRange, category_dtypes
+from ..logic.dtypes import InDefaultRange
 from ..logic.store import TypeStore, copy_state, labelo, propagate, unify_oc
 from ..logic.terms import TensorTerm, isvar, term_vars, walk
-from ..types.dtypes import CATEGORIES, DEFAULT_RANGE, DTYPES
+from ..types.dtypes import DTYPES
 
 __all__ = ["OpenDType", "dtype_vars", "settled_states"]
 
-#: Constraints that say of one dtype only whether it is in a set: an open dtype that
-#: only these hold ranges over the dtypes they accept, whatever else the state holds.
-_MEMBERSHIP = (InDefaultRange, InCategory)
+#: The constraints that say of one dtype only whether it is in a set and that labeling
+#: does not enumerate: an open dtype that only these hold ranges over the dtypes their
+#: ``members`` accept, whatever else the state holds. (A where-clause's
+#: :class:`~kantensor.logic.dtypes.InCategory` is a membership too, but labeling
+#: enumerates its dtypes: no dtype it holds is left open.)
+_MEMBERSHIP = (InDefaultRange,)
 _EVERY = frozenset(DTYPES)
-_DEFAULT = frozenset(DEFAULT_RANGE)
 _TABLE_ORDER = {d: i for i, d in enumerate(DTYPES)}
 
 
@@ -52,19 +54,14 @@ class OpenDType:
 
     def clause(self) -> str | None:
         """The set as a clause of the answer's ``where`` (None where it is every dtype):
-        ``T != string``, ``T in floating``, ``T in (float16, float32)``,
-        ``T not in (int4, string)``."""
-        if self.dtypes == _EVERY:
-            return None
-        for category, members in CATEGORIES.items():
-            if self.dtypes == members:
-                return f"{self.name} in {category}"
+        the dtypes it leaves out, ``T != string`` (the default range, the one set a
+        query leaves open), or ``T not in (a, b, ...)``."""
         left = _EVERY - self.dtypes
+        if not left:
+            return None
         if len(left) == 1:
             return f"{self.name} != {next(iter(left))}"
-        if len(left) < len(self.dtypes):
-            return f"{self.name} not in ({', '.join(ordered(left))})"
-        return f"{self.name} in ({', '.join(ordered(self.dtypes))})"
+        return f"{self.name} not in ({', '.join(ordered(left))})"
 
 
 def ordered(dtypes: frozenset[str]) -> tuple[str, ...]:
@@ -97,18 +94,12 @@ def _holding(v: Any, S: ConstrainedState) -> list:
 
 
 def _meet(held: list) -> frozenset[str]:
-    """The dtypes membership constraints ``held`` all accept: the meet of their sets
-    (every dtype where none holds the dtype)."""
+    """The dtypes membership constraints ``held`` all accept: the meet of their
+    ``members`` (every dtype where none holds the dtype)."""
     found = _EVERY
     for c in held:
-        found = found & _members(c)
+        found = found & c.members
     return found
-
-
-def _members(c: Any) -> frozenset[str]:
-    """The dtypes a membership constraint accepts: an input's default range (every dtype
-    but string), a category's or a set's."""
-    return _DEFAULT if isinstance(c, InDefaultRange) else category_dtypes(c.category)
 
 
 def settled_states(S: ConstrainedState, terms: Sequence[Any]
