@@ -25,8 +25,8 @@ from ..ops.op import SignatureOp
 from ..ops.sizes import SizeOp
 from ..types.conditions import AnyOf, Clause, Condition, Source
 from ..types.dim import Dim
+from ..types.divisors import size_divisors
 from ..types.intervals import interval
-from ..types.poly import Opaque
 from ..types.protocol import NUMPY_OPS
 from ..types.symbols import free_symbols
 from .code import frame_is_library
@@ -337,7 +337,8 @@ def divisors(node: Apply) -> list[Condition]:
     def source(d: Dim) -> Source:
         return Source(op=op, detail=f"a size is divided by {d}")
     found = dict.fromkeys(d for v in node.outputs for s in getattr(v.type, "shape", ())
-                          if isinstance(s, Dim) for d in _divisors(s))
+                          if isinstance(s, Dim) for d in size_divisors(s)
+                          if (interval(d)[0] or 0) < 1)
     out = [Condition(d, ">=", 1, source(d)) for d in found]
     size = _python_divisor(node)
     if size is not None:
@@ -370,19 +371,6 @@ def _python_divisor(node: Apply) -> Any:
 
 #: NumPy's divisions, whose Ops divide Python numbers in traced code.
 _DIVIDING = (np.true_divide, np.floor_divide, np.remainder)
-
-
-def _divisors(d: Dim) -> list[Dim]:
-    out = []
-    for monomial, _ in d._terms:
-        for atom, _ in monomial:
-            if isinstance(atom, Opaque):
-                if atom.op in ("//", "%") and isinstance(atom.args[1], Dim) and (
-                        interval(atom.args[1])[0] or 0) < 1:
-                    out.append(atom.args[1])
-                out.extend(x for arg in atom.args if isinstance(arg, Dim)
-                           for x in _divisors(arg))
-    return out
 
 
 def described(clause: Clause) -> str:

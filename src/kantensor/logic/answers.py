@@ -17,8 +17,9 @@ from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, S
 from ..types.dim import Dim, DimLike, as_dim, unknown
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 from ..types.dimminmax import dim_max, dim_min
+from ..types.divisors import by_size, size_divisors
 from ..types.facts import Facts
-from ..types.factsatoms import by_size, nonzero, size_divisors
+from ..types.factsatoms import nonzero
 from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast

@@ -12,7 +12,7 @@ from typing import Any
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION, solve_for
 from ..types.dimminmax import dim_max, dim_min
-from ..types.divisors import int_divisors
+from ..types.divisors import divides, int_divisors
 from ..types.poly import Opaque
 from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
@@ -194,9 +194,7 @@ def _roots(diff: Dim, v: Any) -> list[int] | None:
     division or remainder by an int (``n + n//5 == 7``), and the equation bounds ``v``
     to at most :data:`MAX_CANDIDATES` values (:func:`~kantensor.types.prove.bounds`),
     less those where it has no value (``8//v`` at ``v == 0``); None otherwise."""
-    if free_symbols(diff) != {v} or not any(
-            isinstance(a, Opaque) and a.op in ("//", "%") for m, _ in diff._terms
-            for a, _ in m):
+    if free_symbols(diff) != {v} or not divides(diff):
         return None
     lo, hi = bounds(((diff, "==", 0),), unknown(v))
     if lo is None or hi is None:

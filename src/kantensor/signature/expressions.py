@@ -12,8 +12,9 @@ from ..logic.dims import COMPARE
 from ..syntax import ast as A
 from ..types.dim import Dim
 from ..types.dimminmax import DIM_CALLS
+from ..types.divisors import size_divisors
 from ..types.facts import Facts
-from ..types.factsatoms import nonzero, size_divisors
+from ..types.factsatoms import nonzero
 from ..types.poly import MAX_TERMS
 from ..types.symbols import free_symbols
 from .broadcasts import Fails

@@ -28,6 +28,7 @@ from .factsform import under_facts
 from .productsign import decided as by_factors
 from .prove import bounds as _bounds
 from .prove import proves
+from .quotientbound import upper
 from .readback import has_opaque
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts
@@ -213,9 +214,16 @@ class Facts:
     def _nowhere_defined(self, d: Dim, op: str) -> bool | None:
         """False where the facts and each size ``d`` divides by nonzero refute ``d op 0``:
         where a divisor is 0 it has no value, so it holds nowhere (``1 == a % a``); else
-        None (what they imply is not taken: True is said where it holds at every size)."""
+        None (what they imply is not taken: True is said where it holds at every size).
+        A bound is refuted through its quotients' bounds too (``n//n - 1 > 0``:
+        :func:`.quotientbound.upper`)."""
         within = self.with_(*(nonzero(x) for x in size_divisors(d)))
-        return False if within is not self and within.decide((d, op, 0)) is False else None
+        if within is self:
+            return None
+        if within.decide((d, op, 0)) is False:
+            return False
+        high = upper(d, within.decide) if op in _AT_LEAST else None
+        return False if high is not None and within.decide((high, op, 0)) is False else None
 
     def _formed(self, condition: Condition) -> bool | None:
         """The condition decided by the forms of its sides under the facts

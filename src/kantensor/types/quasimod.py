@@ -26,6 +26,7 @@ import math
 from typing import Final
 
 from .dim import Dim, DimLike, _floordiv, _mod
+from .divisors import int_divisors
 
 __all__ = ["MAX_MODULUS", "MAX_MOD_PAIR_PERIOD", "remainder_forms"]
 
@@ -79,15 +80,11 @@ def _least(steps: list[int]) -> tuple[int, ...]:
     return tuple(steps)
 
 
-def _divisors(q: int) -> list[int]:
-    return [d for d in range(2, q + 1) if q % d == 0]
-
-
 def _fits_mod(seq: tuple[int, ...], e: int) -> list[tuple[int, tuple[_Comb, ...]]]:
     """The fits of a slope and at most two combs (the fewest) of the increments ``seq``
     modulo ``e`` (one least period, each in ``0 .. e - 1``)."""
     q = len(seq)
-    divisors = _divisors(q)
+    divisors = [d for d in int_divisors(q) if d >= 2]  # (a comb's step: 1 is a slope)
     ones: list[tuple[int, tuple[_Comb, ...]]] = []
     for a in range(e):
         left = [(v - a) % e for v in seq]

@@ -1,0 +1,63 @@
+"""A size bounded above through its quotients' bounds, to refute a condition that holds
+at no size (``k < n//n + 1`` at ``k == 2``: ``n//n`` is 1 wherever it has a value).
+
+Where a quotient's divisor is at least 1, ``a // b`` is at least 0 where ``a >= 0``, at
+least ``j`` where ``a >= j*b`` and at most ``j`` where ``a < (j + 1)*b`` (``j`` up to :data:`MOST`).
+:func:`upper` writes each quotient that is a term of its own (``c * (a//b)``) at the
+bound that makes the size no smaller (its upper bound where ``c > 0``, its lower one
+where ``c < 0``), so where the bound size is refuted ``>= 0`` (or ``> 0``) the size is
+too. The facts' decisions are asked through ``decide`` (the caller's, :class:`Facts`
+above this module).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .dim import Dim, DimLike
+from .poly import Opaque
+
+__all__ = ["MOST", "upper"]
+
+#: The largest bound of a quotient tried (each is one question to the facts).
+MOST = 3
+
+#: What a caller's ``decide`` is: True where its facts imply ``d op 0``.
+Decide = Callable[[tuple[DimLike, str, int]], "bool | None"]
+
+
+def upper(d: Dim, decide: Decide) -> DimLike | None:
+    """A size no smaller than ``d`` wherever the facts behind ``decide`` hold and ``d``
+    has a value: each quotient term of ``d`` at its bound; None where no bound is known
+    for any (``decide`` must imply each divisor ``>= 1``)."""
+    out: DimLike = d
+    for mono, c in d._terms:
+        if len(mono) != 1 or mono[0][1] != 1:
+            continue
+        atom = mono[0][0]
+        if type(atom) is not Opaque or atom.op != "//" or isinstance(atom.args[1], int):
+            continue
+        a, b = atom.args
+        if decide((b - 1, ">=", 0)) is not True:
+            continue
+        bound = _high(a, b, decide) if c > 0 else _low(a, b, decide)
+        if bound is not None:
+            out = out - c * (a // b) + c * bound
+    return None if out is d else out
+
+
+def _low(a: DimLike, b: Dim, decide: Decide) -> int | None:
+    """The most ``j`` in ``0 .. MOST`` with ``a >= j*b`` implied (then ``a//b >= j``)."""
+    found = None
+    for j in range(MOST + 1):
+        if decide((a - j * b, ">=", 0)) is not True:
+            break
+        found = j
+    return found
+
+
+def _high(a: DimLike, b: Dim, decide: Decide) -> int | None:
+    """The least ``j`` in ``0 .. MOST`` with ``a < (j + 1)*b`` implied (then
+    ``a//b <= j``)."""
+    return next((j for j in range(MOST + 1) if decide(((j + 1) * b - a, ">", 0)) is True),
+                None)

@@ -1,0 +1,65 @@
+"""A where-clause bounding a size by quotients that holds at no size (``k < n//n + 1``
+at ``k == 2``, ``k >= (n + 1)//n`` at ``k == 0``: ``n//n`` is 1 and ``(n + 1)//n`` at
+least 1 wherever they have a value) is refused by make_node, query and the relation
+alike (DESIGN: one relation behind every front end), through the quotients' bounds
+(:mod:`kantensor.types.quotientbound`); one that holds somewhere is accepted by all
+three. Judged by Python's ``eval`` of the where-clause over n in 0..50."""
+
+from __future__ import annotations
+
+import pytest
+from kanren import run
+from unification import var
+
+import kantensor as kt
+from kantensor.types.dim import Dim
+
+SIZES = range(51)
+
+#: where-clauses over n and the second input's size k, each asked at k in 0..3
+DECIDED = ["k < n//n + 1", "k >= (n + 1)//n", "k <= n//n - 1", "k + n//n <= 0",
+           "k > 2*(n//n)", "k >= (2*n + 1)//n", "k < (n + 1)//n", "k <= (n - 1)//n",
+           "3*k + (n + 2)//n < 4", "k >= n//(n + 1)"]
+#: others: whatever the front ends say, all three agree and never refuse where some
+#: size holds
+OTHERS = ["k <= n % n - 1", "k >= (n*n + 1)//n", "k > n//(2*n) + 1"]
+
+
+def _somewhere(clause: str, k: int) -> bool:
+    for n in SIZES:
+        try:
+            if eval(clause, {}, {"n": n, "k": k}):  # noqa: S307
+                return True
+        except ZeroDivisionError:
+            pass
+    return False
+
+
+def _front_ends(clause: str, k: int) -> tuple[bool, bool, bool]:
+    op = kt.op(f"(n),(k)->(n) where {clause}", name="nowhere")(lambda x, y: x)
+    a = kt.TensorType("float32", (Dim("a"),))
+    second = kt.TensorType("float32", (k,))
+    try:
+        op.make_node(a("x"), second("y"))
+        made = True
+    except kt.TypeInferenceError:
+        made = False
+    out = var()
+    queried = bool(list(kt.query(op, [a, second], [out])))
+    related = bool(run(0, out, kt.relation(op)(a, second, out)))
+    return made, queried, related
+
+
+@pytest.mark.parametrize("k", range(4))
+@pytest.mark.parametrize("clause", DECIDED)
+def test_front_ends_accept_exactly_where_some_size_does(clause, k) -> None:
+    want = _somewhere(clause, k)
+    assert _front_ends(clause, k) == (want, want, want), (clause, k)
+
+
+@pytest.mark.parametrize("k", range(4))
+@pytest.mark.parametrize("clause", OTHERS)
+def test_front_ends_agree_and_never_refuse_what_some_size_gives(clause, k) -> None:
+    found = _front_ends(clause, k)
+    assert len(set(found)) == 1, (clause, k, found)
+    assert found[0] or not _somewhere(clause, k), (clause, k)
