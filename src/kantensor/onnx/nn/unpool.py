@@ -169,12 +169,15 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
         if output_shape_value is None:
             out = u
             clauses += [o >= 0 for o in out]
-        else:  # and an output_shape smaller than the least (as its check reads it)
+        else:  # and an output_shape smaller than the least (as its check reads it),
+            # or whose batch and channel are not X's (onnxruntime: "batch and channel
+            # dimensions must match input")
             out = [sizes.expr(v) if v is not None else u[i]
                    for i, v in enumerate(output_shape_value)]
             clauses += [u[i] >= 0 for i, v in enumerate(output_shape_value) if v is None]
-            clauses += [o >= m for o, m in zip(out, least, strict=False)
-                        if len(output_shape_value) == len(least)]
+            if len(output_shape_value) == len(least):
+                clauses += [Compare("==" if i < 2 else ">=", o, m)
+                            for i, (o, m) in enumerate(zip(out, least, strict=True))]
     more = len(types) - 2 - len(sizes.dims)
     return {"x": a, "rest": [*groups("r", more), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"strides": tuple(strides), "pads": tuple(pads)}}

@@ -1,0 +1,96 @@
+"""Window ops whose sizes onnxruntime refuses where kantensor's relation said they hold
+(review20B): MaxUnpool with a constant output_shape whose batch or channel is not X's,
+SAME pools whose kernel is shorter than the stride (a negative total pad) and a
+ConvTranspose of an empty spatial input with output_padding. Each one-node model has
+named sizes and is judged by onnxruntime at assignments in which every name differs (0
+and 1 among them): where onnxruntime refuses, kantensor's contract does not hold; where
+it runs, the contract holds and the model at those sizes is typed with its shapes.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+
+#: Assignments of three names (every value differs from the others'), 0 and 1 among them.
+SIZES = [(2, 1, 4), (0, 3, 5), (1, 2, 0), (3, 0, 1), (4, 5, 2), (5, 4, 3), (1, 0, 6),
+         (2, 3, 7), (1, 0, 3)]
+
+
+def _model(node: onnx.NodeProto, inputs: list, opset: int, initializers: list = ()
+           ) -> onnx.ModelProto:
+    values = [helper.make_tensor_value_info(name, elem, shape) for name, elem, shape in inputs]
+    out = helper.make_tensor_value_info(node.output[0], TensorProto.FLOAT, None)
+    graph = helper.make_graph([node], "g", values, [out], list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _concrete(model: onnx.ModelProto, sizes: dict[str, int]) -> onnx.ModelProto:
+    fixed = onnx.ModelProto()
+    fixed.CopyFrom(model)
+    for value in fixed.graph.input:
+        for d in value.type.tensor_type.shape.dim:
+            if d.HasField("dim_param"):
+                d.dim_value = sizes[d.dim_param]
+    return fixed
+
+
+def _feed(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    feed = {}
+    for value in model.graph.input:
+        shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+        elem = onnx.helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type)
+        feed[value.name] = np.zeros(shape, dtype=elem)
+    return feed
+
+
+def _judge(model: onnx.ModelProto, names: str) -> tuple[int, int]:
+    """The model judged at :data:`SIZES` (see the module's docstring): how many
+    assignments onnxruntime ran and refused."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            contract = ko.contract(model)
+        except (kt.TypeInferenceError, ValueError):
+            contract = None
+    ran = refused = 0
+    for values in SIZES:
+        sizes = dict(zip(names.split(), values, strict=True))
+        fixed = _concrete(model, sizes)
+        answer = ortrun.run(fixed, _feed(fixed))
+        holds = contract is not None and bool(contract.holds(**sizes))
+        if isinstance(answer, ortrun.Refusal):
+            refused += 1
+            assert not holds, (sizes, answer.why)
+            continue
+        ran += 1
+        assert holds, sizes
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            typed = ko.infer_shapes(fixed)
+        shape = tuple(d.dim_value for d in typed.graph.output[0].type.tensor_type.shape.dim)
+        assert shape == answer[0], (sizes, shape, answer[0])
+    return ran, refused
+
+
+@pytest.mark.parametrize("opset", [9, 11, 22])
+@pytest.mark.parametrize("output_shape", [[3, 1, 8], [2, 2, 8], [4, 3, 9], [2, 1, 8],
+                                          [5, 4, 7]])
+def test_max_unpool_output_shape_keeps_batch_and_channel(output_shape, opset):
+    """onnxruntime refuses an output_shape whose batch or channel is not X's ("batch and
+    channel dimensions must match input"); it was typed as output_shape."""
+    node = helper.make_node("MaxUnpool", ["x", "i", "s"], ["y"], kernel_shape=[2],
+                            strides=[2])
+    shape = ["n", "c", "w"]
+    model = _model(node, [("x", TensorProto.FLOAT, shape), ("i", TensorProto.INT64, shape)],
+                   opset, [helper.make_tensor("s", TensorProto.INT64, [3], output_shape)])
+    ran, refused = _judge(model, "n c w")
+    assert refused >= 1
