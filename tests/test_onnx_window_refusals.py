@@ -76,8 +76,11 @@ def _judge(model: onnx.ModelProto, names: str) -> tuple[int, int]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             typed = ko.infer_shapes(fixed)
-        shape = tuple(d.dim_value for d in typed.graph.output[0].type.tensor_type.shape.dim)
-        assert shape == answer[0], (sizes, shape, answer[0])
+        dims = typed.graph.output[0].type.tensor_type.shape.dim
+        shape = tuple(d.dim_value if d.HasField("dim_value") else None for d in dims)
+        assert len(shape) == len(answer[0]), (sizes, shape, answer[0])
+        assert all(s in (None, t) for s, t in zip(shape, answer[0], strict=True)), (
+            sizes, shape, answer[0])  # (None: a size kantensor leaves open)
     return ran, refused
 
 
@@ -94,3 +97,43 @@ def test_max_unpool_output_shape_keeps_batch_and_channel(output_shape, opset):
                    opset, [helper.make_tensor("s", TensorProto.INT64, [3], output_shape)])
     ran, refused = _judge(model, "n c w")
     assert refused >= 1
+
+
+POOLS = [("MaxPool", 7), ("MaxPool", 8), ("MaxPool", 10), ("MaxPool", 12), ("MaxPool", 22),
+         ("AveragePool", 7), ("AveragePool", 11), ("AveragePool", 19), ("AveragePool", 22),
+         ("LpPool", 11), ("LpPool", 18), ("LpPool", 22)]
+
+
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
+@pytest.mark.parametrize("op, opset", POOLS)
+@pytest.mark.parametrize("kernel, stride", [(1, 3), (2, 3), (1, 2), (2, 5)])
+def test_same_pool_with_a_kernel_shorter_than_its_stride(kernel, stride, op, opset, auto_pad):
+    """A SAME pool's total pad, (ceil(w / s) - 1) * s + k - w, is negative at some w when
+    k < s: MaxPool and AveragePool before 19 refuse it in onnxruntime ("padding values must
+    be non-negative"), the later AveragePool and LpPool run it; the contract says which."""
+    node = helper.make_node(op, ["x"], ["y"], kernel_shape=[kernel], strides=[stride],
+                            auto_pad=auto_pad)
+    model = _model(node, [("x", TensorProto.FLOAT, ["n", "c", "w"])], opset)
+    ran, refused = _judge(model, "c n w")
+    assert ran >= 1
+
+
+@pytest.mark.parametrize("op, opset", POOLS)
+def test_same_pool_2d_kernel_shorter_than_its_stride(op, opset):
+    """The case review20B found: kernel [1, 1], strides [3, 3] over [n, c, h, 2]."""
+    node = helper.make_node(op, ["x"], ["y"], kernel_shape=[1, 1], strides=[3, 3],
+                            auto_pad="SAME_UPPER")
+    model = _model(node, [("x", TensorProto.FLOAT, ["n", "c", "h", 2])], opset)
+    ran, refused = _judge(model, "n c h")
+    assert ran >= 1
+
+
+@pytest.mark.parametrize("op, opset", [p for p in POOLS if p[1] >= {
+    "MaxPool": 10, "AveragePool": 19, "LpPool": 18}[p[0]]])  # (those with dilations)
+def test_same_dilated_pool_with_a_kernel_shorter_than_its_stride(op, opset):
+    """Dilated (kantensor leaves the size open: onnxruntime pads a SAME pool as if
+    undilated), onnxruntime runs these pads: no clause refuses them."""
+    node = helper.make_node(op, ["x"], ["y"], kernel_shape=[2], strides=[5], dilations=[2],
+                            auto_pad="SAME_LOWER")
+    model = _model(node, [("x", TensorProto.FLOAT, ["n", "c", "w"])], opset)
+    _judge(model, "c n w")
