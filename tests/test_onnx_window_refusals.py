@@ -137,3 +137,22 @@ def test_same_dilated_pool_with_a_kernel_shorter_than_its_stride(op, opset):
                             auto_pad="SAME_LOWER")
     model = _model(node, [("x", TensorProto.FLOAT, ["n", "c", "w"])], opset)
     _judge(model, "c n w")
+
+
+@pytest.mark.parametrize("opset", [7, 11, 22])
+@pytest.mark.parametrize("kernel", [1, 2, 3])
+@pytest.mark.parametrize("attributes", [
+    dict(strides=[2], output_padding=[1]), dict(strides=[3], output_padding=[2], pads=[1, 0]),
+    dict(strides=[3], output_padding=[1], dilations=[2]), dict(strides=[2]),
+    dict(strides=[2], output_shape=[3]), dict(strides=[2], output_padding=[1], output_shape=[4]),
+    dict(strides=[2], output_padding=[1], auto_pad="SAME_UPPER"),
+    dict(strides=[3], output_padding=[1], auto_pad="VALID")])
+def test_conv_transpose_of_an_empty_axis(attributes, kernel, opset):
+    """onnxruntime refuses an empty spatial input given an output_padding (its check of
+    the input size against the output's, ``(out + pads - span) / stride + 1`` in C's
+    division, gives 1) or an output_shape; it was typed."""
+    node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], **attributes)
+    model = _model(node, [("x", TensorProto.FLOAT, ["a", 2, "w"]),
+                          ("w", TensorProto.FLOAT, [2, "m", kernel])], opset)
+    ran, _ = _judge(model, "m a w")
+    assert ran >= 1
