@@ -72,7 +72,7 @@ class _Windows:
 
     def __init__(self, types: tuple, kernel_shape: tuple | None, strides: tuple | None,
                  pads: tuple | None, dilations: tuple | None, auto_pad: str, ceil_mode: int,
-                 group: int):
+                 group: int, same_pads: bool = False):
         x = types[0]
         k = window_attributes(x.ndim, kernel_shape=kernel_shape, strides=strides, pads=pads,
                               dilations=dilations)
@@ -128,6 +128,9 @@ class _Windows:
                     f"the window does not fit spatial axis {i} of {types[0]}: the output "
                     f"would have no position there (a window larger than its padded "
                     f"input)")))
+            if same_pads and auto_pad.startswith("SAME") and kernel[i] < strides[i] \
+                    and dilations[i] == 1:  # (dilated: onnxruntime runs them)
+                self.clauses.append(_same_pad(a[0], a[2 + i], kernel[i], strides[i], i))
             if not conv:
                 self.clauses.append(checked(a[2 + i] >= 1, lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty: a pool needs an input")))
@@ -138,6 +141,24 @@ class _Windows:
         self.params = {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
                        else None, "strides": tuple(strides),
                        "pads": tuple(pads), "dilations": tuple(dilations)}
+
+
+def _same_pad(batch: DimVar, n: DimVar, k: int, s: int, i: int) -> Clause:
+    """A SAME pool's total pad is not negative, ``(ceil(n / s) - 1) * s + k - n >= 0``,
+    unless the batch is empty (with a kernel shorter than its stride it is negative at
+    some ``n``; onnxruntime's older pool kernels refuse it, "padding values must be
+    non-negative", but not over an empty batch: ``batch * pad >= 0`` says both)."""
+    reach = shifted(shifted(n, s - 1) // s * s, k - s)
+    return checked(batch * reach >= batch * n, lambda v, types, i=i: (
+        f"the SAME pads of spatial axis {i} of {types[0]} would be negative (a kernel "
+        "shorter than its stride; onnxruntime refuses them)"))
+
+
+@reads_ranks
+def build_same_padded_pool(types: tuple, **attributes: Any) -> dict[str, Any]:
+    """:func:`build_pool` for the pools whose onnxruntime kernel refuses a negative SAME
+    total pad (MaxPool, AveragePool before 19: the catalogue's tables say which)."""
+    return _pool(types, same_pads=True, **attributes)
 
 
 @reads_ranks
@@ -156,7 +177,18 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     input has no empty spatial axis and its pads are smaller than its kernel, and has
     channels unless its batch is empty (N*C >= N: "Only N can be zero"), as onnxruntime
     requires."""
-    made = _Windows(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, group)
+    return _pool(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, outputs,
+                 group)
+
+
+def _pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None = None,
+          pads: tuple | None = None, dilations: tuple | None = None, auto_pad: str = "NOTSET",
+          ceil_mode: int = 0, outputs: int = 1, group: int = 1, same_pads: bool = False,
+          **_: Any) -> dict[str, Any]:
+    """:func:`build_pool`'s relation; ``same_pads``: a SAME pool's total pads are not
+    negative."""
+    made = _Windows(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, group,
+                    same_pads)
     rest = [typed(made.weight, "T"), *[typed([made.w[0]], "T")] * (len(types) - 2)] \
         if len(types) > 1 else []
     outs = [typed(made.y, "T"), typed(made.y, "int64")][:2 if outputs > 1 else 1]

@@ -36,8 +36,8 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
     stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads, or the
     ``output_shape`` attribute, or in * stride with SAME padding. The relation states
     what onnxruntime checks: W's first size is C, C is divisible by group, the bias has
-    M entries, a ``kernel_shape`` attribute is W's spatial sizes, and every output size
-    is at least 1."""
+    M entries, a ``kernel_shape`` attribute is W's spatial sizes, every output size is at
+    least 1, and no spatial axis is empty given an output_padding or an output_shape."""
     x = types[0]
     k = x.ndim - 2
     if types[1].ndim != x.ndim:
@@ -81,6 +81,14 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
         clauses.append(checked((a[1] % group).eq(0), lambda v, _, c=a[1].name, g=group:
                                f"input channels C is not divisible by group: C is {v[c]}, "
                                f"group {g}"))
+    # onnxruntime checks X against the output: ``(out + pads - span) / stride + 1``
+    # (C's division, toward zero) must be X's size, which it is not for an empty axis
+    # with output_padding (``(output_padding - stride) / stride`` is 0, not -1); and it
+    # refuses every empty axis given an output_shape
+    clauses += [checked(a[2 + i] >= 1, lambda v, types, i=i: (
+        f"spatial axis {i} of {types[0]} is empty: onnxruntime refuses it with an "
+        "output_padding or an output_shape"))
+        for i in range(k) if output_shape is not None or output_padding[i] > 0]
     clauses += [checked(Compare(">=", o, 1),
                         lambda v, types, i=i: (
         f"ConvTranspose's output would have no position along spatial axis {i} of "
@@ -169,12 +177,15 @@ def build_max_unpool(types: tuple, given: tuple, kernel_shape: tuple,
         if output_shape_value is None:
             out = u
             clauses += [o >= 0 for o in out]
-        else:  # and an output_shape smaller than the least (as its check reads it)
+        else:  # and an output_shape smaller than the least (as its check reads it),
+            # or whose batch and channel are not X's (onnxruntime: "batch and channel
+            # dimensions must match input")
             out = [sizes.expr(v) if v is not None else u[i]
                    for i, v in enumerate(output_shape_value)]
             clauses += [u[i] >= 0 for i, v in enumerate(output_shape_value) if v is None]
-            clauses += [o >= m for o, m in zip(out, least, strict=False)
-                        if len(output_shape_value) == len(least)]
+            if len(output_shape_value) == len(least):
+                clauses += [Compare("==" if i < 2 else ">=", o, m)
+                            for i, (o, m) in enumerate(zip(out, least, strict=True))]
     more = len(types) - 2 - len(sizes.dims)
     return {"x": a, "rest": [*groups("r", more), *sizes.patterns()], "y": out,
             "fits": clauses, "params": {"strides": tuple(strides), "pads": tuple(pads)}}
