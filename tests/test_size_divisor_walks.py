@@ -3,12 +3,14 @@ over random sizes of quotients, remainders, min and max nested a few levels: a s
 no value at a point (Python's ``eval`` of its text raises ZeroDivisionError) exactly
 where one of the sizes it lists is 0 or has none itself; it answers as the three walks
 it replaced did (``factsatoms.size_divisors``, ``conditions._divides_by_size``,
-``quotients._divides``, kept below as they were); :func:`int_divisors` lists what
+``quotients._divides``, kept below as they were), also after a pickle round trip (its
+atoms' flags, ``Opaque.by_size``, are set anew); :func:`int_divisors` lists what
 Python's ``%`` says divides."""
 
 from __future__ import annotations
 
 import itertools
+import pickle
 import random
 
 import pytest
@@ -113,6 +115,8 @@ def test_the_walk_answers_as_the_three_it_replaced(chunk):
         assert size_divisors(x) == _old_size_divisors(x), str(x)
         assert by_size(x) == _old_divides_by_size(x._terms), str(x)
         assert divides(x) == _old_divides(x), str(x)
+        back = pickle.loads(pickle.dumps(x))  # (the atoms' by_size flags are made anew)
+        assert by_size(back) == by_size(x) and size_divisors(back) == size_divisors(x)
 
 
 @pytest.mark.parametrize("n", [*range(0, 200), 2**12, 3**7 * 5**3, 10**6 + 3, 999_983 * 2])

@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import Any
 
 from .poly import Opaque
+from .poly import by_size as _terms_by_size
 
 __all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
 
@@ -23,13 +24,14 @@ __all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
 def size_divisors(x: Any) -> list:
     """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
     any depth, each once, outermost first: where one is 0, ``x`` is not defined."""
-    return [] if isinstance(x, int) else list(_size_divisors(x._terms))
+    return [] if isinstance(x, int) or not _terms_by_size(x._terms) \
+        else list(_size_divisors(x._terms))
 
 
 def dropped(result: Any, *operands: Any) -> list:
     """The sizes the ``operands`` divide by that ``result`` (a size made of them) does not:
     where one is 0 the operands have no value, yet ``result`` may have one."""
-    if not any(by_size(x) for x in operands):
+    if not any(map(by_size, operands)):  # (the common case: one flag read each)
         return []
     kept = set(size_divisors(result))
     return [v for v in dict.fromkeys(v for x in operands for v in size_divisors(x))
@@ -37,8 +39,9 @@ def dropped(result: Any, *operands: Any) -> list:
 
 
 def by_size(x: Any) -> bool:
-    """Whether ``x`` has a quotient or remainder by a size, at any depth."""
-    return not isinstance(x, int) and bool(_size_divisors(x._terms))
+    """Whether ``x`` has a quotient or remainder by a size, at any depth (its atoms' flags,
+    :attr:`kantensor.types.poly.Opaque.by_size`: no walk, no cache look-up)."""
+    return not isinstance(x, int) and _terms_by_size(x._terms)
 
 
 def divides(x: Any) -> bool:

@@ -20,9 +20,9 @@ from functools import lru_cache
 from typing import Any, Final, TypeAlias
 
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
-           "Opaque", "Private", "Terms", "add", "atom_key", "canonical", "check_power",
-           "check_product", "divide", "lone_atom", "mul", "ordered_args", "poly_key",
-           "power_bound", "product_bound", "render", "split", "window"]
+           "Opaque", "Private", "Terms", "add", "atom_key", "by_size", "canonical",
+           "check_power", "check_product", "divide", "lone_atom", "mul", "ordered_args",
+           "poly_key", "power_bound", "product_bound", "render", "split", "window"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -54,14 +54,19 @@ class Private(str):
 
 class Opaque:
     """An opaque atom: ``op`` (``//``, ``%``, ``min``, ``max``) over canonical arguments,
-    with its text (made by the caller, which knows how its arguments print)."""
+    with its text (made by the caller, which knows how its arguments print). ``by_size``:
+    whether it or an argument, at any depth, is a quotient or remainder by a size (no
+    int), set once here from the arguments' atoms' (the Dim operators ask it of every
+    operand: :func:`by_size`)."""
 
-    __slots__ = ("op", "args", "text", "_hash", "_tie")
+    __slots__ = ("op", "args", "text", "_hash", "_tie", "by_size")
 
     def __init__(self, op: str, args: tuple[Any, ...], text: str) -> None:
         self.op, self.args, self.text = op, args, text
         self._hash = hash((op, args))
         self._tie: tuple | None = None
+        self.by_size: bool = op in ("//", "%") and not isinstance(args[1], int) \
+            or any(not isinstance(x, int) and by_size(x._terms) for x in args)
 
     @property
     def tie(self) -> tuple:
@@ -85,6 +90,16 @@ class Opaque:
     def __repr__(self) -> str:  # (its text, not its address: keys made of reprs, the
         return f"Opaque<{self.text}>"  # prover's order of variables, are the same in
         # every process)
+
+
+def by_size(terms: Terms) -> bool:
+    """Whether a polynomial has a quotient or remainder by a size (no int), at any depth:
+    one flag read per opaque atom (:attr:`Opaque.by_size`), no walk into arguments."""
+    for mono, _ in terms:
+        for a, _ in mono:
+            if type(a) is Opaque and a.by_size:
+                return True
+    return False
 
 
 def atom_key(atom: Atom) -> tuple:
