@@ -19,6 +19,7 @@ from onnxsweep import (
     model_of,
     sweep,
 )
+from onnxverdicts import ort_refusal
 
 pytest.importorskip("onnxruntime")
 
@@ -70,22 +71,15 @@ def test_a_seed_is_a_float(value, ok):
     assert (kantensor_says(model) == "accepts") is ok
 
 
-#: Attributes entries still take at opsets whose schema lacks them (left to their
-#: owners): Resize-13's axes, antialias and keep_aspect_ratio_policy before 18; the Scan
-#: handler's attributes, which its two entries share (Scan-8's directions at 9 on, 9's
-#: scan_*_axes and scan_*_directions at 8).
-LEFT = {("Resize", a) for a in ("axes", "antialias", "keep_aspect_ratio_policy")} | {
-    ("Scan", "directions"), *(("Scan-8", f"scan_{io}_{kind}") for io in ("input", "output")
-                              for kind in ("axes", "directions"))}
-
-
 def test_every_attribute_an_entry_takes_is_its_schemas_at_each_opset():
     """An entry takes, at every opset it types (7 on, to the newest onnx knows), only
     attributes of the op's schema at that opset: a node giving another is refused, as
     onnxruntime refuses it ("Unrecognized attribute"). Taken before: Cast's saturate
     before 19 and round_mode before 24, Reshape's allowzero before 14, Shape's start and
     end before 15, ScatterElements' and ScatterND's reduction before 16, Attention's
-    window sizes before 25, AveragePool's dilations before 19, LpPool's dilations and
+    window sizes before 25, Resize's axes, antialias and keep_aspect_ratio_policy
+    before 18, Scan's directions at 9 on and its scan_*_axes and scan_*_directions at 8,
+    AveragePool's dilations before 19, LpPool's dilations and
     ceil_mode before 18, SpaceToDepth's mode before 28, and RNN's, GRU's and LSTM's
     ``gates`` at every opset. (A ``<input>_bounds`` parameter is read from its input: a
     node giving it as an attribute is refused as given twice.)"""
@@ -102,5 +96,54 @@ def test_every_attribute_an_entry_takes_is_its_schemas_at_each_opset():
                 schema = defs.get_schema(entry.op_type, opset, entry.domain)
                 judged += 1
                 wrong |= {(entry.entry.name, a) for a in taken if a not in schema.attributes}
-    assert wrong == LEFT
+    assert not wrong, sorted(wrong)
     assert judged > 1500
+
+
+@pytest.mark.parametrize("opset", [13, 17, 18, 19])
+@pytest.mark.parametrize("attrs", [{"antialias": 0}, {"keep_aspect_ratio_policy": "stretch"},
+                                   {"axes": [2, 3]}])
+def test_resize_attributes_of_18_are_refused_before(opset, attrs):
+    """Resize's antialias, axes and keep_aspect_ratio_policy came at opset 18: a node at
+    13 to 17 giving one is refused exactly where onnxruntime refuses to load it
+    ("Unrecognized attribute"); taken before (Resize-13 shared the entry of 18 on)."""
+    scales = [2.0, 2.0] if "axes" in attrs else [1.0, 1.0, 2.0, 2.0]
+    node = onnx.helper.make_node("Resize", ["x", "", "s"], ["y"], **attrs)
+    model = model_of([node], [onnx.helper.make_tensor_value_info("x", 1, [1, 1, 4, 4])],
+                     opset, initializers=(onnx.helper.make_tensor("s", 1, [len(scales)],
+                                                                  scales),))
+    runs = ort_refusal(model) is None
+    assert runs is (opset >= 18)  # (the oracle says what it says; this is its precondition)
+    assert (kantensor_says(model) == "accepts") is runs
+
+
+def _scan(opset: int, attrs: dict) -> onnx.ModelProto:
+    """A Scan summing a [3, 2] input's rows into a state (a batch of 1 first at 8)."""
+    h, f = onnx.helper, onnx.TensorProto.FLOAT
+    body = h.make_graph([h.make_node("Add", ["s", "r"], ["s2"]),
+                         h.make_node("Identity", ["r"], ["o"])], "body",
+                        [h.make_tensor_value_info("s", f, [2]),
+                         h.make_tensor_value_info("r", f, [2])],
+                        [h.make_tensor_value_info("s2", f, [2]),
+                         h.make_tensor_value_info("o", f, [2])])
+    batch = [1] if opset < 9 else []
+    node = h.make_node("Scan", ([""] if opset < 9 else []) + ["s0", "x"], ["y", "z"],
+                       body=body, num_scan_inputs=1, **attrs)
+    return model_of([node], [h.make_tensor_value_info("s0", f, [*batch, 2]),
+                             h.make_tensor_value_info("x", f, [*batch, 3, 2])],
+                    opset, outputs=("y", "z"))
+
+
+@pytest.mark.parametrize("opset", [8, 9, 16])
+@pytest.mark.parametrize("attrs", [{}, {"directions": [0]}, {"scan_input_axes": [0]},
+                                   {"scan_input_directions": [0]},
+                                   {"scan_output_axes": [0]},
+                                   {"scan_output_directions": [0]}])
+def test_scan_takes_its_opsets_attributes(opset, attrs):
+    """Scan-8 takes ``directions``; Scan 9 on takes ``scan_{input,output}_{axes,
+    directions}`` instead: a node giving the other opset's is refused exactly where
+    onnxruntime refuses to load it (taken before: the two entries shared a handler)."""
+    model = _scan(opset, attrs)
+    runs = ort_refusal(model) is None
+    assert runs is (not attrs or ("directions" in attrs) is (opset < 9))
+    assert (kantensor_says(model) == "accepts") is runs

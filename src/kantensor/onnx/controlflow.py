@@ -320,10 +320,12 @@ def loop(*args: Any, body: Runner, present: tuple[bool, bool], n_carried: int,
 
 # -- Scan -------------------------------------------------------------------------------
 class Scan(Structured):
+    """Scan from opset 9 on (:class:`Scan8` before)."""
+
     iterates = True
     attributes = {"body": "graph", "num_scan_inputs": "int", "scan_input_axes": "ints",
                   "scan_input_directions": "ints", "scan_output_axes": "ints",
-                  "scan_output_directions": "ints", "directions": "ints"}
+                  "scan_output_directions": "ints"}
 
     def read(self, scope: Any, node: onnx.NodeProto, label: str) -> list:
         attrs = scope.attributes(node, self, label)
@@ -377,8 +379,7 @@ class Scan(Structured):
         out_axes = [normalize_axis(a, t.ndim + 1) for a, t in zip(
             attrs.get("scan_output_axes", (0,) * n_scan), scans, strict=False)] \
             if not batched else [0] * n_scan
-        out_dirs = tuple(attrs.get("scan_output_directions", attrs.get(
-            "directions", (0,) * n_scan) if not batched else (0,) * n_scan))
+        out_dirs = tuple(attrs.get("scan_output_directions", (0,) * n_scan))
         outs_t = [*finals, *(TensorType(t.dtype, t.shape[:a] + (count,) + t.shape[a:])
                              for t, a in zip(scans, out_axes, strict=True))]
         if batched:
@@ -454,3 +455,11 @@ def scan(*args: Any, body: Runner, n_state: int, n_scan_in: int, in_axes: tuple,
 
 
 __all__ = ["If", "Loop", "Scan"]
+
+
+class Scan8(Scan):
+    """Scan-8: its attributes are the body, num_scan_inputs and ``directions`` (of the
+    scanned inputs); the axes and the outputs' directions came at 9, when ``directions``
+    went (onnxruntime refuses an attribute its opset's schema lacks)."""
+
+    attributes = {"body": "graph", "num_scan_inputs": "int", "directions": "ints"}

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, reads_ranks, typed
+from ...ops.templates import alternative, builder, dims, reads_ranks, size_of, typed
 from ...syntax.ast import Compare, DimVar
 from ...types.dim import Dim
 
@@ -144,11 +144,10 @@ def topk(x: np.ndarray, k: np.ndarray, *sizes: np.ndarray, axis: int, largest: i
     return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
 
 
-@reads_ranks
-def build_loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict[str, Any]:
-    """NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss: scores (N, C, d...),
-    targets (N, d...), weights (C); the loss per target (``none``) or a scalar; the log
-    probabilities like the scores."""
+def _loss_operands(types: tuple, reduction: str, outputs: int) -> tuple[list, list, tuple]:
+    """The operands of a loss: scores (N, C, d...), targets (N, d...), weights (C); the
+    loss per target (``none``) or a scalar; the log probabilities like the scores. Also
+    the sizes ``(n, c, target)``: the batch, the classes and the targets' dims."""
     x = types[0]
     if x.ndim < 2:
         raise ParamError("the scores need a batch and a class axis")
@@ -157,7 +156,27 @@ def build_loss(types: tuple, reduction: str, outputs: int = 1, **_: Any) -> dict
     scores, target = typed([n, c, *rest], "T"), [n, *rest]
     weights = [typed([c], "T")] if len(types) > 2 else []
     y = typed(target if reduction == "none" else [], "T")
-    return {"inputs": [scores, typed(target, "I"), *weights], "outs": [y, scores][:outputs]}
+    return [scores, typed(target, "I"), *weights], [y, scores][:outputs], (n, c, target)
+
+
+@reads_ranks
+def build_nll_loss(types: tuple, reduction: str, **_: Any) -> dict[str, Any]:
+    """NegativeLogLikelihoodLoss: a class to pick (``C >= 1``), or no target to pick
+    one for. onnxruntime gathers each target's score before it drops the ignored ones,
+    so with no class it fails whatever the targets' values (and ignore_index) are."""
+    inputs, outs, (_, c, target) = _loss_operands(types, reduction, 1)
+    return {"sig": [alternative(inputs, outs, [c >= 1]),
+                    alternative(inputs, outs, [size_of(target).eq(0)])]}
+
+
+@reads_ranks
+def build_softmax_cross_entropy(types: tuple, reduction: str, outputs: int = 1, **_: Any
+                                ) -> dict[str, Any]:
+    """SoftmaxCrossEntropyLoss: a batch and a class (``N >= 1``, ``C >= 1``).
+    onnxruntime's function reshapes the scores to (N, C, -1), which it refuses for an
+    empty batch or no class ("Invalid Target shape product of 0"), whatever the data."""
+    inputs, outs, (n, c, _) = _loss_operands(types, reduction, outputs)
+    return {"sig": [alternative(inputs, outs, [n >= 1, c >= 1])]}
 
 
 def nll_loss(x: np.ndarray, target: np.ndarray, *weight: np.ndarray, reduction: str = "mean",
