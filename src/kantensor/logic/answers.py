@@ -366,9 +366,11 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
         if said is None:
             return None
         kept = [*kept, *said]
-    out = {}
-    for v in sizes:
+    out = {}  # (a value over an input's unknown is unknown, unless the conditions kept
+    for v in sizes:  # fold it away: i + 0//u is i where they show u >= 1)
         x = known.get(v)
+        if type(x) is Dim and any(not isinstance(u, str) for u in free_symbols(x)):
+            x = facts.with_(*kept).simplify(x)
         if x is not None and not any(not isinstance(u, str) for u in free_symbols(x)):
             out[v] = x
     return out, kept

@@ -110,14 +110,17 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
                 (c := Condition(dim, "==", named[w] if isvar(w) else w)) not in residual:
             residual.append(c)
 
-    facts, fixed = facts_of(s), _fixed(residual)
+    # the answer holds only where its own conditions do: its sizes are written under
+    # them too (``i + 0//j`` where ``j >= 1`` is ``i``: the kept divisor is nonzero there)
+    facts, fixed = facts_of(s).with_(*residual), _fixed(residual)
 
     def size(x: Any) -> Any:
         """A size in make_node's form: a named size its conditions fix to an int is that
         int (``broadcast_to{shape=(n, 3)}`` of ``float32[2,1]`` is ``float32[2,3]`` where
         ``2 - n == 0``, as make_node says), simplified under the facts (a slice ``x[1:n]``
         of ``float32[2]`` is ``min(1, n//2)`` there; the query said ``max(0, min(2, n) -
-        1)``, the same at every n)."""
+        1)``, the same at every n), and under the answer's own conditions (a divisor
+        kept as ``0//j`` is 0 where they show ``j >= 1``)."""
         if type(x) is not Dim:
             return x
         return facts.simplify(substitute(x, fixed) if fixed else x)
