@@ -454,12 +454,12 @@ def scan(*args: Any, body: Runner, n_state: int, n_scan_in: int, in_axes: tuple,
     return result[0] if len(result) == 1 else tuple(result)
 
 
-__all__ = ["If", "Loop", "Scan"]
-
-
 class Scan8(Scan):
     """Scan-8: its attributes are the body, num_scan_inputs and ``directions`` (of the
     scanned inputs); the axes and the outputs' directions came at 9, when ``directions``
     went (onnxruntime refuses an attribute its opset's schema lacks)."""
 
     attributes = {"body": "graph", "num_scan_inputs": "int", "directions": "ints"}
+
+
+__all__ = ["If", "Loop", "Scan", "Scan8"]
