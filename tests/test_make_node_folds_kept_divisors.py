@@ -28,6 +28,10 @@ CASES = [
     "(n//m) % 1 + n",
     "n//m - n//m + n, m//2",
     "n, max(n, n % m) + 1",
+    # divisors that may be negative, kept as `v != 0` (not `v >= 1`): review20C
+    "n//(m - 1) - n//(m - 1) + n",
+    "n + (3//(m - 1)) % 1",
+    "n + 0*(n//(m - 3))",
 ]
 
 

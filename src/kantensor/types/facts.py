@@ -184,6 +184,8 @@ class Facts:
             d, op = condition.key
         if isinstance(d, int):
             return COMPARE[op](d, 0)
+        if op in ("==", "!=") and self.atoms and self.says_nonzero(d):
+            return op == "!="  # (a kept divisor's own d != 0: the triples leave it out)
         if op in _AT_LEAST and self.atoms and self.states(d, op):
             return True  # (first: the common answer; _unfacted's is True or not used)
         found = _unfacted(d, op)
@@ -239,6 +241,13 @@ class Facts:
         finally:
             _FORMING.on = False
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
+
+    def says_nonzero(self, d: DimLike) -> bool:
+        """Whether a fact ``e != 0`` with ``e`` ``d`` or ``-d`` says ``d`` is not 0. The
+        prover's triples leave ``!=`` facts out, so a divisor that may be negative, kept
+        as ``v != 0`` (:func:`.factsatoms.nonzero`), would not decide itself, and a
+        ``0//v`` would stay in a size written under that very fact."""
+        return any(c.op == "!=" and (c.key[0] == d or c.key[0] == -d) for c in self.atoms)
 
     def states(self, d: Dim, op: str, shift: int = 0) -> bool:
         """Whether one fact says ``d + shift op 0`` or more (:mod:`.stated`): a window's

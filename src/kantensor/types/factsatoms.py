@@ -92,7 +92,10 @@ def _by_multiple(op: str, num: DimLike, den: Dim, facts: Any) -> DimLike | None:
     None: not of that form, or the facts do not show ``den >= r + 1``. Likewise a
     ``num`` each of whose terms ``den``, one term, divides (``(8*b*n)//(b*n)`` is 8, its
     remainder 0) where the facts show ``den >= 1`` (the Dim algebra keeps it: 0//0 at
-    ``b*n == 0``)."""
+    ``b*n == 0``). And ``0 // den`` and ``0 % den`` are 0 where the facts show ``den``
+    nonzero, of either sign (the Dim algebra's kept ``0//v``, :mod:`.dim`)."""
+    if type(num) is int and num == 0:
+        return 0 if facts.decide((den, "!=", 0)) is True else None
     if not isinstance(num, int) and len(den._terms) == 1 and \
             (exact := divide(num._terms, den._terms)) is not None:
         if facts.decide((den, ">=", 1)) is not True:
