@@ -424,15 +424,19 @@ def test_a_size_fixed_forwards_is_a_step_of_the_chain():
 
 
 def test_a_failing_clause_is_said_in_numpys_words():
-    """take_along_axis from an empty axis, required to give 3 rows: the chain ends in
-    the sentence the builder gave its clause, over the operands' types (not
-    ``min(i.shape[0]*...,1) <= a.shape[0]``)."""
+    """take_along_axis from an empty axis gives no rows (its clause, a non-empty take
+    needs a non-empty axis, leaves only ``i.shape[0] == 0``, as NumPy), so a given 3 rows
+    is refused by that size, named over the operands (not ``min(i.shape[0]*...,1) <=
+    a.shape[0]``)."""
     a, i = f32("a", 0, 2), kt.tensor("i", "int64", (None, 2))
     y = kt.take_along_axis(a, i, axis=0)
+    assert y.type.shape == np.take_along_axis(np.zeros((0, 2)), np.zeros((0, 2), "int64"),
+                                              axis=0).shape
     with pytest.raises(kt.RefinementError) as info:
         kt.refine(y, given={y: "float32[3,2]"})
-    assert str(info.value).splitlines()[-1].endswith(
-        "cannot do a non-empty take from an empty axis: axis 0 of float32[0,2] has size 0")
+    text = str(info.value)
+    assert text.splitlines()[-1].endswith("take_along_axis(a, i) axis 0 = 0: axis 0 is 0, not 3")
+    assert "because of take_along_axis(a, i)" in text and "min(" not in text
     with pytest.raises(IndexError):
         np.take_along_axis(np.zeros((0, 2)), np.zeros((3, 2), "int64"), axis=0)
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 import sizegen
 import sizing
 from bounded import run_cases
-from kantensor.types import facts as facts_module
+from kantensor.types import factsform as facts_module
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
@@ -208,7 +208,7 @@ def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, t
 def test_forming_the_arguments_first_wins_only_where_an_atom_is_inside_another(seed, count
                                                                                 ) -> None:
     """``Facts.simplify`` forms a size as a whole, and its atoms' arguments first only
-    where an atom is inside another's arguments (facts._flat): elsewhere that order
+    where an atom is inside another's arguments (factsform._flat): elsewhere that order
     gives no shorter form than the whole-first one, on random sizes over random facts."""
     rng = random.Random(seed)
     symbols = sizegen.SYMBOLS[:count]

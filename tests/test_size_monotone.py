@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sizing
-from kantensor.types import facts as facts_module
+from kantensor.types import factsform as facts_module
 from kantensor.types import monotone, periodscan, stated
 from kantensor.types.canon import canonical_form
 from kantensor.types.conditions import Condition
