@@ -15,8 +15,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
-from .poly import Opaque
-from .poly import by_size as _terms_by_size
+from .poly import Opaque, terms_by_size
 
 __all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
 
@@ -24,7 +23,7 @@ __all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
 def size_divisors(x: Any) -> list:
     """The sizes ``x`` divides by (a quotient's or remainder's divisor that is no int), at
     any depth, each once, outermost first: where one is 0, ``x`` is not defined."""
-    return [] if isinstance(x, int) or not _terms_by_size(x._terms) \
+    return [] if isinstance(x, int) or not terms_by_size(x._terms) \
         else list(_size_divisors(x._terms))
 
 
@@ -41,7 +40,7 @@ def dropped(result: Any, *operands: Any) -> list:
 def by_size(x: Any) -> bool:
     """Whether ``x`` has a quotient or remainder by a size, at any depth (its atoms' flags,
     :attr:`kantensor.types.poly.Opaque.by_size`: no walk, no cache look-up)."""
-    return not isinstance(x, int) and _terms_by_size(x._terms)
+    return not isinstance(x, int) and terms_by_size(x._terms)
 
 
 def divides(x: Any) -> bool:

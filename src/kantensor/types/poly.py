@@ -20,9 +20,10 @@ from functools import lru_cache
 from typing import Any, Final, TypeAlias
 
 __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Monomial",
-           "Opaque", "Private", "Terms", "add", "atom_key", "by_size", "canonical",
+           "Opaque", "Private", "Terms", "add", "atom_key", "canonical",
            "check_power", "check_product", "divide", "lone_atom", "mul", "ordered_args",
-           "poly_key", "power_bound", "product_bound", "render", "split", "window"]
+           "poly_key", "power_bound", "product_bound", "render", "split", "terms_by_size",
+           "window"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -57,7 +58,7 @@ class Opaque:
     with its text (made by the caller, which knows how its arguments print). ``by_size``:
     whether it or an argument, at any depth, is a quotient or remainder by a size (no
     int), set once here from the arguments' atoms' (the Dim operators ask it of every
-    operand: :func:`by_size`)."""
+    operand: :func:`terms_by_size`)."""
 
     __slots__ = ("op", "args", "text", "_hash", "_tie", "by_size")
 
@@ -66,7 +67,7 @@ class Opaque:
         self._hash = hash((op, args))
         self._tie: tuple | None = None
         self.by_size: bool = op in ("//", "%") and not isinstance(args[1], int) \
-            or any(not isinstance(x, int) and by_size(x._terms) for x in args)
+            or any(not isinstance(x, int) and terms_by_size(x._terms) for x in args)
 
     @property
     def tie(self) -> tuple:
@@ -92,7 +93,7 @@ class Opaque:
         # every process)
 
 
-def by_size(terms: Terms) -> bool:
+def terms_by_size(terms: Terms) -> bool:
     """Whether a polynomial has a quotient or remainder by a size (no int), at any depth:
     one flag read per opaque atom (:attr:`Opaque.by_size`), no walk into arguments."""
     for mono, _ in terms:
