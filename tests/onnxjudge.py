@@ -37,6 +37,7 @@ def feed(g, sizes: dict) -> dict:
 
 
 def at(shape, sizes):
+    """A symbolic shape at the assignment: ints, or None where unknown."""
     out = []
     for e in shape:
         if isinstance(e, Dim) and free_symbols(e) <= sizes.keys():

@@ -36,10 +36,9 @@ import kantensor.onnx as ko
 import ortrun
 import sizing
 from kantensor.onnx import from_onnx
-from kantensor.types.dim import Dim
-from kantensor.types.symbols import free_symbols, substitute
 from onnx_chains import fixed
 from onnx_shape_graphs import assignments, random_model
+from onnxjudge import at
 
 MODELS = sizing.size("ONNX_SHAPES_MODELS", 30, 3000)
 SIZES = sizing.size("ONNX_SHAPES_SIZES", 4, 6)
@@ -58,17 +57,6 @@ def typed(model):
             return [getattr(v.type, "shape", None) for v in from_onnx(model)[1]], ""
     except (TypeError, ValueError) as exc:  # TypeInferenceError, OnnxImportError, ...
         return None, f"{type(exc).__name__}: {exc}"
-
-
-def at(shape, sizes):
-    """A symbolic shape at the assignment: ints, or None where unknown."""
-    out = []
-    for e in shape:
-        if isinstance(e, Dim) and free_symbols(e) <= sizes.keys():
-            out.append(int(substitute(e, sizes)))
-        else:
-            out.append(e if isinstance(e, int) else None)
-    return out
 
 
 def judge(shape, ran, sizes) -> str:
