@@ -50,7 +50,8 @@ from typing import Any, NamedTuple
 import onnx
 
 from ..ops.family import OpFamily
-from ..ops.op import SignatureOp, TemplateOp
+from ..ops.op import SignatureOp
+from ..ops.templateop import TemplateOp
 from ..signature.direct import direct_build
 from ..signature.overloads import compiled
 from ..syntax import ast as A
