@@ -45,7 +45,8 @@ from .entrykeys import check_outputs, fits
 from .generator import COMPLEX_CONSTANTS_SINCE, check_constant
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, opsets_of, shown
+from .modelfile import open_model
 from .nodecache import CONSTANTS, ONCE, NodeRecord, constant_key, keep_constant, record
 from .nodememo import MEMO, input_facts, node_key, remember, value_key
 from .nodeslot import UNHELD, keep, replay, slotted
