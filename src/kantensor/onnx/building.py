@@ -16,8 +16,9 @@ from .calls import arguments
 from .contradiction import across
 from .dtypes import UnsupportedType, type_name
 from .loading import OnnxImportError, clipped
+from .onnxop import OnnxOp
 from .protos import label as node_label
-from .registry import OnnxOp, UnsupportedOp
+from .registry import UnsupportedOp
 from .values import fold
 
 __all__ = ["Building"]

@@ -48,9 +48,10 @@ from .modelfile import open_model
 from .nodecache import ONCE, NodeRecord, record
 from .nodememo import MEMO, input_facts, node_key, remember
 from .nodeslot import UNHELD, keep, replay, slotted
+from .onnxop import OnnxOp
 from .protos import described
 from .protos import label as node_label
-from .registry import OnnxOp, UnsupportedOp, lookup
+from .registry import UnsupportedOp, lookup
 from .repeats import repeated
 from .rereading import read_refuting
 from .scope import Budget, Scope
