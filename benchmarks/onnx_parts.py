@@ -30,7 +30,7 @@ from onnx import TensorProto, helper
 
 from kantensor.graph.heap import collector_paused
 from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, protos, shapes
-from kantensor.onnx.loading import open_model
+from kantensor.onnx.modelfile import open_model
 
 try:
     from kantensor.onnx import repeats

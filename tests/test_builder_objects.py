@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 import kantensor as kt
-import kantensor.ops.op as op_module
+import kantensor.ops.templateop as op_module
 from kantensor import Signature, TensorType
 from kantensor.onnx.registry import registry
 from kantensor.ops.catalogue import _as_given, load_all

@@ -25,6 +25,7 @@ from kantensor.onnx import (
     importer,
     infer_shapes,
     loading,
+    modelfile,
     modelmemo,
     nodecache,
     nodememo,
@@ -33,7 +34,8 @@ from kantensor.onnx import (
 )
 from kantensor.onnx.bounds import oversized
 from kantensor.onnx.contract import contract
-from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError, raw_sizes
+from kantensor.onnx.loading import MAX_MESSAGE, OnnxImportError
+from kantensor.onnx.modelfile import raw_sizes
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_min
 from kantensor.types.symbols import substitute
@@ -168,11 +170,11 @@ def test_a_model_file_stops_at_the_byte_limit(tmp_path, monkeypatch):
     path = tmp_path / "m.onnx"
     m = claimed_shape("Reshape", 2, as_input=True)
     onnx.save(m, path)
-    monkeypatch.setattr(loading, "MAX_MODEL_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(modelfile, "MAX_MODEL_BYTES", path.stat().st_size - 1)
     for given in (path, path.read_bytes()):
         with pytest.raises(OnnxImportError, match="larger than"):
             infer_shapes(given)
-    monkeypatch.setattr(loading, "MAX_MODEL_BYTES", path.stat().st_size)
+    monkeypatch.setattr(modelfile, "MAX_MODEL_BYTES", path.stat().st_size)
     assert infer_shapes(path).graph.output[0].name == "y"
 
 
@@ -184,7 +186,7 @@ def test_the_sizes_of_raw_data_are_read_from_the_bytes_without_copying_them():
     inits.append(TensorProto(name="f", data_type=F, dims=[2], float_data=[1, 2]))
     m = model([helper.make_node("Identity", ["w1"], ["y"])], [], [out()], inits)
     data = m.SerializeToString()
-    assert len(data) > loading.SCAN_BYTES
+    assert len(data) > modelfile.SCAN_BYTES
     parsed = [len(t.raw_data) if t.HasField("raw_data") else None
               for t in m.graph.initializer]
     assert raw_sizes(data) == parsed

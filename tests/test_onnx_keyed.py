@@ -11,7 +11,7 @@ import tomllib
 
 import pytest
 
-from kantensor.onnx import registry
+from kantensor.onnx import onnxop, registry
 from kantensor.ops import keyed, shipped
 from kantensor.ops.catalogue import CatalogueError, catalogue_root
 from test_onnx_lazy import _read, toml_index
@@ -246,7 +246,7 @@ def test_each_rows_opsets_are_its_tables():
             raw = tables[file][index]
             assert place[3] is not None
             for opset in range(1, 31):
-                assert keyed.covers(place, opset, registry.FIRST_OPSET) == \
+                assert keyed.covers(place, opset, onnxop.FIRST_OPSET) == \
                     registry._may_cover(raw, opset), (file, index, opset)
 
 

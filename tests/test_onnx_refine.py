@@ -19,7 +19,7 @@ import kantensor as kt
 from kantensor.graph.walk import toposort
 from kantensor.onnx import from_onnx, size_notes
 from kantensor.onnx.registry import registry
-from kantensor.ops.op import TemplateOp
+from kantensor.ops.templateop import TemplateOp
 from kantensor.types.symbols import substitute
 from onnx_cases import cases, prepared
 

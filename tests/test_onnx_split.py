@@ -14,7 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from kantensor.onnx import infer_shapes, modelmemo, nodecache, shapes, split
 from kantensor.onnx.importer import _Reader
-from kantensor.onnx.loading import open_model
+from kantensor.onnx.modelfile import open_model
 
 NAMES = st.text(min_size=0, max_size=150)  # (any text: lengths past 127 take two bytes)
 SIZES = st.one_of(st.integers(0, 200), st.integers(16300, 16500), st.just(2**40),

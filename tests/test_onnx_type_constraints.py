@@ -32,7 +32,8 @@ from onnx import defs, helper
 import kantensor as kt
 from kantensor.onnx import from_onnx, infer_shapes
 from kantensor.onnx.dtypes import DTYPES
-from kantensor.onnx.registry import _flat, _tables, entries
+from kantensor.onnx.onnxop import _flat
+from kantensor.onnx.registry import _tables, entries
 from kantensor.ops.family import OpFamily
 from kantensor.ops.op import SignatureOp
 from kantensor.signature.overloads import compiled

@@ -17,13 +17,13 @@ from kantensor.ops import callspec
 from kantensor.ops.callspec import CallSpec, Param, _in_order
 from kantensor.ops.catalogue import CatalogueError, load_file
 from kantensor.ops.family import OpFamily
-from kantensor.ops.op import TemplateOp, placeholders
 from kantensor.ops.params import (
     AxisError,
     ParamError,
     normalize_axes,
     normalize_axis,
 )
+from kantensor.ops.templateop import TemplateOp, placeholders
 from kantensor.query import pattern, query, var
 from kantensor.types.dtypes import DTYPES, is_integer, is_unsigned
 

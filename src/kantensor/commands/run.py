@@ -99,7 +99,7 @@ def infer_words(words: Sequence[Word], line: str = "") -> InferResult:
 
 
 def _op_text(op: Any) -> str:
-    """The Op and its parameters as the user wrote them (:meth:`~kantensor.ops.op.
+    """The Op and its parameters as the user wrote them (:meth:`~kantensor.ops.templateop.
     TemplateOp.written`: ``sum{axis=-1}``, not its resolved ``axis=(2,)`` and defaults;
     ``reshape{shape=(n, -1)}``, a size by its name or expression as
     :func:`~kantensor.graph.display.value_text` writes it, where the Op's own text has

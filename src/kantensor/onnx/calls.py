@@ -17,8 +17,9 @@ from ..ops.params import GraphParam
 from .bounds import value_entries
 from .intervals import interval_of
 from .loading import OnnxImportError, shown
+from .onnxop import OnnxOp
 from .protos import attribute_value
-from .registry import OnnxOp, UnsupportedOp
+from .registry import UnsupportedOp
 from .values import as_param
 
 __all__ = ["CallPlan", "arguments", "call_plan"]

@@ -31,7 +31,8 @@ from ..types.contracts.univariate import trend as _trend
 from ..types.dim import Dim
 from ..types.symbols import free_symbols
 from .importer import _Reader
-from .loading import OnnxImportError, Tensors, open_model, overridable
+from .loading import OnnxImportError, Tensors, overridable
+from .modelfile import open_model
 from .registry import UnsupportedOp, lookup
 from .rereading import read_refuting
 from .subgraph import size_conditions

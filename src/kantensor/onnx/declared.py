@@ -1,5 +1,5 @@
 """What an ONNX entry declares of its values for the size analyses: catalogue data read
-by the entry's properties (:class:`~.registry.OnnxOp`), never by its op type's spelling.
+by the entry's properties (:class:`~.onnxop.OnnxOp`), never by its op type's spelling.
 
 ``values``    how the values of the node's first output follow from its inputs' values
               (:data:`VALUES`): the value intervals of :mod:`.intervals` and the bool

@@ -50,7 +50,8 @@ from typing import Any, NamedTuple
 import onnx
 
 from ..ops.family import OpFamily
-from ..ops.op import SignatureOp, TemplateOp
+from ..ops.op import SignatureOp
+from ..ops.templateop import TemplateOp
 from ..signature.direct import direct_build
 from ..signature.overloads import compiled
 from ..syntax import ast as A
@@ -62,8 +63,8 @@ from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
 from .nodememo import MEMO, node_key, plain_key, read_inputs
+from .onnxop import OnnxOp
 from .protos import label
-from .registry import OnnxOp
 
 __all__ = ["PINNED", "TEMPLATES", "UNTEMPLATED", "GenericKey", "Template", "generic_key",
            "instance", "keep_template", "remembered", "template"]

@@ -29,35 +29,34 @@ import onnx
 from ..graph.basic import Variable
 from ..graph.heap import collector_paused
 from ..graph.type import Type
-from ..ops.located import portable, relocated
+from ..ops.located import relocated
 from ..types.conditions import Clause
-from ..types.dtypes import STRING, category, get_default_dtype
+from ..types.dtypes import get_default_dtype
 from ..types.facts import EMPTY, Facts
-from ..types.type import TensorType
-from ..types.variable import constant
 from . import values as folding
-from .bounds import arity, bounded
-from .calls import arguments
-from .contradiction import across, consistent, lasting
+from .bounds import arity
+from .building import Building
+from .constantnodes import ConstantNodes
+from .contradiction import consistent, lasting
 from .datasizes import DataSizes
-from .dtypes import UnsupportedType, type_name
+from .dtypes import UnsupportedType
 from .entrykeys import check_outputs, fits
-from .generator import COMPLEX_CONSTANTS_SINCE, check_constant
 from .generic import keep_template, remembered
 from .intervals import interval_output, record_interval
-from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, open_model, opsets_of, shown
-from .nodecache import CONSTANTS, ONCE, NodeRecord, constant_key, keep_constant, record
-from .nodememo import MEMO, input_facts, node_key, remember, value_key
+from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, opsets_of, shown
+from .modelfile import open_model
+from .nodecache import ONCE, NodeRecord, record
+from .nodememo import MEMO, input_facts, node_key, remember
 from .nodeslot import UNHELD, keep, replay, slotted
-from .protos import constant_value, described
+from .onnxop import OnnxOp
+from .protos import described
 from .protos import label as node_label
-from .registry import OnnxOp, UnsupportedOp, lookup
+from .registry import UnsupportedOp, lookup
 from .repeats import repeated
 from .rereading import read_refuting
 from .scope import Budget, Scope
 from .shared import NotKnown
 from .sources import Sources
-from .values import fold
 
 __all__ = ["OnnxImportError", "from_onnx", "read_types"]
 
@@ -70,7 +69,7 @@ _ENTRIES: dict[tuple[str, str, int | None], OnnxOp] = {}
 _ENTRIES_SIZE = 1 << 12
 
 
-class _Reader(Scope, Sources):
+class _Reader(Scope, Sources, Building, ConstantNodes):
     """One pass over a graph: the type, the variable and the known value of every name.
 
     With ``graph=False`` (``infer_shapes``) only the types are wanted: initializers are
@@ -359,104 +358,6 @@ class _Reader(Scope, Sources):
         own = consistent(relocated(conditions, inputs, node_label(node)), node, self.parent)
         self.conditions.extend(own)
         self.facts = self.facts.with_(*lasting(own))
-
-    def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
-              ) -> tuple[tuple, tuple, tuple]:
-        """Apply the entry's Op to the node's inputs: the types of its outputs, their
-        values when they can be known now (each output variable named as in the model)
-        and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
-        op_type, label = node.op_type, node_label(node)
-        tensors, params = arguments(self, entry, node, label)
-        facts = self.facts or None
-        for t in tensors:
-            if not isinstance(t.type, TensorType):
-                raise UnsupportedOp(f"node {label!r} ({op_type}): input {t.name!r} is "
-                                    f"{t.type}; {op_type} takes tensors only")
-            t.facts = facts  # what the model's earlier nodes need holds here too
-        try:
-            if self.graph:  # repeated calls hit the Op's cached call
-                result = entry.op(*tensors, **params)
-                outs = result if isinstance(result, list) else [result]
-            else:  # the node memo remembers calls: none is cached in code
-                outs = entry.op.make_node(*tensors, **params).outputs
-        except (TypeError, ValueError, IndexError) as exc:
-            if facts and (refused := across(exc, lambda: entry.op.make_node(
-                    *tensors, **params), tensors, facts, label, op_type)):
-                raise refused from exc  # (the earlier nodes' conditions refute its own)
-            message = clipped(f"node {label!r} ({op_type}): {exc}")
-            if not entry.takes_strings and any(_is_text(t) for t in tensors):
-                raise UnsupportedType(clipped(
-                    f"node {label!r} ({op_type}): element type "
-                    f"{type_name(onnx.TensorProto.STRING)} is not supported by {op_type}: "
-                    f"{exc}")) from exc
-            try:
-                error = type(exc)(message)
-            except TypeError:  # an error class with more arguments
-                error = OnnxImportError(message)
-            raise error from exc
-        for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
-            # nesting, grow (the message made only if it does)
-            bounded(o.type, lambda k=k: f"node {label!r} ({op_type}): output {k}")
-        apply = outs[0].owner
-        if apply is not None and node.name:  # refine's messages name the node
-            apply.tag["name"] = node.name
-        folded, needs = fold(self, entry.reads_shapes, apply) if apply is not None else \
-            (None, ())
-        for name, var in zip(wanted, outs, strict=False):
-            if name:
-                var.name = name
-                self.vars[name] = var
-        conditions = ()
-        if apply is not None and apply.conditions:
-            positions = {}
-            for k, name in enumerate(node.input):
-                if name and id(self.vars.get(name)) not in positions:
-                    positions[id(self.vars.get(name))] = k
-            conditions = portable(apply.conditions, positions)
-        return tuple(o.type for o in outs), \
-            tuple(folded) if folded is not None else (None,) * len(outs), (*conditions, *needs)
-
-    def constant(self, node: onnx.NodeProto, rec: NodeRecord) -> None:
-        """A Constant node's value and type; reading types only, its Variable is made
-        when asked (:meth:`var`), and a record shared across models keeps the two."""
-        name = rec.wanted[0] if rec.wanted else ""
-        found = rec.constant
-        if found is None:
-            key = None if self.graph else constant_key(rec, node)  # (no external data)
-            found = CONSTANTS.get(key) if key is not None else None
-            if found is None:
-                value = constant_value(node, self.tensors, node_label(node))
-                if self.graph:
-                    var = self.vars[name] = constant(value, name=name)
-                    check_constant(var.type.dtype, self.opset, described(node))
-                    self.types[name] = var.type
-                    self.values[name] = value
-                    return
-                t = constant(value).type
-                vkey = value_key(value)
-                found = t, value, vkey, (t, vkey) if vkey else None
-                if key is not None:
-                    value.flags.writeable = False  # shared by the nodes holding the value
-                    keep_constant(key, found)
-            if rec.kept and key is not None:
-                rec.constant = found
-        self.constant_found(name, found)
-
-    def constant_found(self, name: str, found: tuple[Any, Any, Any, Any]) -> None:
-        """Write a Constant's (type, value, value key, node slot token) read before (its
-        dtype checked at this model's opset: the value may be another model's)."""
-        t, value, vkey, token = found
-        if self.opset is not None and self.opset < COMPLEX_CONSTANTS_SINCE:
-            check_constant(t.dtype, self.opset, f"node {shown(f'Constant -> {name}')}")
-        self.types[name], self.values[name], self.value_keys[name] = t, value, vkey
-        if token is not None:
-            self.tokens[name] = token
-        self.constants.add(name)
-
-
-def _is_text(v: Variable) -> bool:
-    return category(v.type.dtype) is STRING
-
 
 def from_onnx(model: onnx.ModelProto | str | os.PathLike | bytes,
               outputs: Sequence[str] | None = None,

@@ -1,7 +1,7 @@
-"""Reading ONNX models and their tensors' data: hostile input, bounded before it is used.
+"""Reading ONNX models' tensors, and the errors and message texts of reading a model:
+hostile input, bounded before it is used (the model's own bytes are read by
+:mod:`kantensor.onnx.modelfile`).
 
-A model named by a path is read only if it is a regular file of at most
-:data:`MAX_MODEL_BYTES` (``/dev/zero``, a FIFO or a folder is refused without reading it).
 Every tensor's header is checked before anything is made from it (:meth:`Tensors.check`):
 a known element type, at most :data:`MAX_RANK` axes, and exactly as many values as its
 dims say, whether they are held in the model or in an external file.
@@ -24,7 +24,6 @@ import os
 import stat
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -36,11 +35,9 @@ from ..types.limits import MAX_NDIM
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
 from .dtypes import DTYPES, dtype_of
-from .wire import fields
 
-__all__ = ["MAX_MESSAGE", "MAX_MODEL_BYTES", "MAX_RANK", "OnnxImportError", "Tensors",
-           "clipped", "fits_inline", "inline_bytes", "open_model", "opsets_of", "overridable",
-           "read_model", "shown", "texts"]
+__all__ = ["MAX_MESSAGE", "MAX_RANK", "OnnxImportError", "Tensors", "clipped", "fits_inline",
+           "inline_bytes", "opsets_of", "overridable", "shown", "texts"]
 
 #: The first IR version whose initializers listed as graph inputs are defaults a caller
 #: may override (ONNX IR spec; onnxruntime refuses such a feed below it: docs/onnx.rst).
@@ -76,9 +73,6 @@ def _fits(default: onnx.TensorProto, declared: onnx.TypeProto) -> None:
             f"{list(default.dims)}) is the default of a graph input declared otherwise "
             f"(element type {tensor.elem_type}, dims {dims if tensor.HasField('shape') else '?'})")
 
-
-#: The largest model file read, in bytes (protobuf's own limit is 2 GiB).
-MAX_MODEL_BYTES = 2 << 30
 
 #: The most axes a tensor of a model may have (NumPy's own limit).
 MAX_RANK = MAX_NDIM
@@ -158,31 +152,6 @@ def clipped(message: str) -> str:
     return f"{message[:MAX_MESSAGE - 40]}... ({len(message)} characters)"
 
 
-def _read_file(path: Path) -> bytes:
-    """The bytes of a regular file of at most :data:`MAX_MODEL_BYTES`."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))  # a FIFO opens at once
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_MODEL_BYTES:
-        os.close(fd)
-        raise OnnxImportError(f"{shown(str(path))}: " + (
-            "not a regular file" if not stat.S_ISREG(st.st_mode) else
-            f"larger than {MAX_MODEL_BYTES} bytes (the most a model file may have)"))
-    with os.fdopen(fd, "rb") as f:  # its size, and a byte more to see it did not grow
-        data = f.read(st.st_size + 1)  # (read(n) takes n bytes of memory first)
-    if len(data) != st.st_size:
-        raise OnnxImportError(f"{shown(str(path))}: it changed while it was read")
-    return data
-
-
-#: Models of at least this many bytes have the sizes of their initializers' raw data read
-#: from the bytes (:func:`raw_sizes`) instead of from the parsed tensors, which copy it.
-SCAN_BYTES = 1 << 20
-
-_GRAPH = onnx.ModelProto.DESCRIPTOR.fields_by_name["graph"].number
-_INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
-_RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
-
-
 def inline_bytes(t: TensorType) -> int:
     """How many bytes of raw data a tensor of type ``t`` holds inline (0: it holds none,
     having no element or strings), as :meth:`Tensors.check` counts them."""
@@ -195,61 +164,6 @@ def fits_inline(proto: onnx.TensorProto, nbytes: int, raw: int | None) -> bool:
     its header needs needs no other check (:meth:`Tensors.check`'s first case)."""
     return proto.data_location != _EXTERNAL and not proto.HasField("segment") and \
         (raw if raw is not None else len(proto.raw_data)) == nbytes
-
-
-def raw_sizes(data: bytes) -> list[int | None] | None:
-    """The size of the raw data of each initializer of the serialized model ``data``, in
-    order (None where it has none), read from the wire format without copying any data
-    (a parsed TensorProto copies its ``raw_data`` each time it is read); None if the
-    bytes are not read so."""
-    try:
-        out: list[int | None] = []
-        for field, kind, start, end in fields(data, 0, len(data)):
-            if field != _GRAPH or kind != 2:
-                continue  # (a message field given twice is merged: each is scanned)
-            for field2, kind2, start2, end2 in fields(data, start, end):
-                if field2 == _INITIALIZER and kind2 == 2:
-                    size = None
-                    for field3, kind3, start3, end3 in fields(data, start2, end2):
-                        if field3 == _RAW_DATA and kind3 == 2:
-                            size = end3 - start3  # the last one counts, as when parsed
-                    out.append(size)
-        return out
-    except (ValueError, IndexError):
-        return None
-
-
-def read_model(model: onnx.ModelProto | str | os.PathLike | bytes,
-               base_dir: str | os.PathLike | None = None
-               ) -> tuple[onnx.ModelProto, str | None, list[int | None] | None]:
-    """``model`` as a ModelProto (a path or serialized bytes are parsed; external data is
-    not read), the folder of its external data (``base_dir`` if given, else the folder
-    of the model's path, else None: bytes and ModelProtos name none), and for a large
-    model read from bytes the sizes of its initializers' raw data (:func:`raw_sizes`)."""
-    folder = None if base_dir is None else os.fspath(base_dir)
-    if isinstance(model, onnx.ModelProto):
-        return model, folder, None
-    if isinstance(model, bytes | bytearray | memoryview):
-        data = bytes(model)
-        if len(data) > MAX_MODEL_BYTES:
-            raise OnnxImportError(f"the model is larger than {MAX_MODEL_BYTES} bytes")
-    elif isinstance(model, str | os.PathLike):
-        path = Path(model)
-        data = _read_file(path)
-        if folder is None:
-            folder = os.fspath(path.parent)
-    else:
-        raise TypeError(f"expected a ModelProto, a path or bytes, got "
-                        f"{type(model).__name__}")
-    proto = onnx.ModelProto()
-    try:
-        proto.ParseFromString(data)
-    except Exception as exc:  # protobuf's DecodeError and the like: not a model
-        raise OnnxImportError(clipped(f"not an ONNX model: {exc}")) from None
-    sizes = raw_sizes(data) if len(data) >= SCAN_BYTES else None
-    if sizes is not None and len(sizes) != len(proto.graph.initializer):
-        sizes = None  # (not expected: then the tensors say)
-    return proto, folder, sizes
 
 
 def _digits(value: str, key: str, where: str) -> int:
@@ -265,7 +179,7 @@ class Tensors:
 
     ``given`` says how the model was given (for the message refusing external data
     without a folder); ``raw`` the sizes of the initializers' raw data, in order, when
-    :func:`raw_sizes` read them."""
+    :func:`~.modelfile.raw_sizes` read them."""
 
     def __init__(self, folder: str | None, given: str = "a path",
                  raw: list[int | None] | None = None):
@@ -282,7 +196,7 @@ class Tensors:
               known: TensorType | None = None, raw: int | None = None) -> TensorType:
         """The type of a tensor, from its header (``known``: the type of an equal header
         checked before), once its data is known to fit it (``raw``: the size of its raw
-        data if known without reading it, see :func:`raw_sizes`): OnnxImportError (or
+        data if known without reading it, see :func:`~.modelfile.raw_sizes`): OnnxImportError (or
         UnsupportedType for its element type) otherwise, naming the tensor ``where`` (a
         callable: the name made only for a message)."""
         dims = proto.dims[:]
@@ -481,17 +395,6 @@ class Tensors:
             raise OnnxImportError(f"{where}: external data {shown(location)} ended after "
                                   f"{len(data)} of {length} bytes")
         return data
-
-
-def open_model(model: onnx.ModelProto | str | os.PathLike | bytes,
-               base_dir: str | os.PathLike | None = None
-               ) -> tuple[onnx.ModelProto, Tensors]:
-    """``model`` as a ModelProto, and its :class:`~.loading.Tensors` (external data read
-    from ``base_dir``, else from the model's own folder)."""
-    proto, folder, raw = read_model(model, base_dir)
-    given = "a ModelProto" if isinstance(model, onnx.ModelProto) else \
-        "bytes" if not isinstance(model, str | os.PathLike) else "a path"
-    return proto, Tensors(folder, given, raw)
 
 
 def _text(where: str | Callable[[], str]) -> str:

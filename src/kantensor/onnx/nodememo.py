@@ -30,7 +30,7 @@ from ..types.dtypes import NUMPY_STRING
 from ..types.facts import Facts
 from ..types.symbols import free_symbols
 from .intervals import bounded_key
-from .registry import OnnxOp
+from .onnxop import OnnxOp
 from .shared import value_symbols
 
 #: key -> (output types, output values or None, the values' keys or None, the node's

@@ -59,8 +59,8 @@ from .nodecache import (
     shared_constant,
 )
 from .nodememo import input_facts, value_facts
+from .onnxop import OnnxOp
 from .protos import label as node_label
-from .registry import OnnxOp
 from .repeats import first_typed, repeated
 
 __all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",

@@ -17,8 +17,9 @@ from ..types.type import TensorType
 from .bounds import bounded
 from .dtypes import UnsupportedType
 from .loading import OnnxImportError, shown
+from .onnxop import OnnxOp
 from .protos import attribute_value, described, label, proto_type
-from .registry import OnnxOp, UnsupportedOp
+from .registry import UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
 

@@ -22,7 +22,7 @@ from ..types.containers import OptionalType, SequenceType
 from ..types.type import TensorType
 from .dtypes import ELEM_TYPES
 from .importer import _Reader, read_types
-from .loading import open_model
+from .modelfile import open_model
 from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
 from .rereading import read_refuting

@@ -45,10 +45,11 @@ from ..syntax.errors import SignatureSyntaxError, TypeInferenceError
 from ..types.type import TensorType
 from .callspec import CallSpec, default_call
 from .family import OpFamily
-from .op import SignatureOp, check_compute, placeholders
+from .op import SignatureOp, check_compute
 from .params import ParamError
 from .shipped import catalogue_files, precompiled, tables_of
 from .shipped import catalogue_root as catalogue_root  # where the files are, for others
+from .templateop import placeholders
 from .trust import TrustError, read_text, resolve, resolve_builder
 
 REQUIRED = ("name", "signature", "impl")

@@ -15,7 +15,8 @@ from ..types.dtypes import get_default_dtype
 from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
-from .op import MEMO_SIZE, Builder, SignatureOp, TemplateOp, parsed_template
+from .op import MEMO_SIZE, SignatureOp
+from .templateop import Builder, TemplateOp, parsed_template
 
 #: How many call shapes of one Op family get a cached call (others bind every time): a
 #: program uses a few shapes of each Op.

@@ -16,6 +16,7 @@ import numpy as np
 from ..graph.basic import Constant, Variable
 from .axissize import AxisSize as AxisSize
 from .axissize import axis_size
+from .converting import refuse_masked
 from .dim import Dim
 from .display import variable_html
 from .dtypename import dtype_name
@@ -25,7 +26,7 @@ from .operators import OPERATORS as OPERATORS
 from .operators import register_operator as register_operator
 from .protocol import REBIND, array_function, array_ufunc
 from .sizenum import Ratio, size_tensor
-from .type import ShapeEntry, TensorType, refuse_masked
+from .type import ShapeEntry, TensorType
 
 #: ``ndarray`` attributes a symbolic tensor has not (its memory, in-place changes, Python
 #: values), with what to write instead: reading one raises an AttributeError saying so
