@@ -355,14 +355,22 @@ def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None
 
 @reads_ranks
 def build_unique(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
+    """Unique: the distinct entries (no axis) or slices along ``axis``, their count a
+    size the data decides. Slices along ``axis`` whose inner axes (those after it) hold
+    no element kill onnxruntime's process (an abort) unless X's axes up to ``axis`` hold
+    none either, so the relation needs ``size(X) >= size(X.shape[:axis + 1])``
+    (brute-forced over ranks 2 to 4, sizes 0 to 2, every axis)."""
     x = types[0]
     a = dims("a", x.ndim)
     if axis is None:
-        return {"x": a, "y": [U], "n": size_of(a), "params": {"axis": None}}
+        return {"x": a, "y": [U], "n": size_of(a), "fits": [], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out: list[Any] = list(a)
     out[ax] = U
-    return {"x": a, "y": out, "n": a[ax], "params": {"axis": ax}}
+    fits = [checked(size_of(a) >= size_of(a[:ax + 1]), lambda v, types, ax=ax: (
+        f"Unique along axis {ax} of {types[0]}: slices of no element (onnxruntime "
+        "aborts)"))] if ax < x.ndim - 1 else []
+    return {"x": a, "y": out, "n": a[ax], "fits": fits, "params": {"axis": ax}}
 
 
 def unique(x: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple:
