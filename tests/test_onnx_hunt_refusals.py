@@ -8,7 +8,10 @@ among the sizes). Each contract held where onnxruntime refuses:
   for an empty X (one corner it runs, rank 4 with one group and C and the first spatial
   axis empty, stays refused: counted, never claimed);
 * Unique along an axis whose slices hold no element (an axis after it empty, the axes
-  up to it not) aborts onnxruntime's process.
+  up to it not) aborts onnxruntime's process;
+* DFT of an empty signal axis to an output that is not empty (one-sided, or of a
+  dft_length) is refused ("signal dimension must be greater than zero");
+* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process.
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -21,7 +24,7 @@ import warnings
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 import kantensor.onnx as ko
 import ortrun
@@ -29,12 +32,17 @@ from differential import count
 from onnxsweep import model_of
 
 
-def _model(op: str, opset: int, inputs: dict, outputs: int = 1, **attributes):
-    node = helper.make_node(op, list(inputs), [f"y{i}" for i in range(outputs)],
-                            **attributes)
+def _model(op: str, opset: int, inputs: dict, outputs: int = 1,
+           constants: dict | None = None, **attributes):
+    constants = constants or {}
+    node = helper.make_node(op, [*inputs, *(n if v is not None else "" for n, v in
+                                            constants.items())],
+                            [f"y{i}" for i in range(outputs)], **attributes)
     return model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims)
                              for n, dims in inputs.items()], opset,
-                    outputs=tuple(node.output))
+                    outputs=tuple(node.output), initializers=tuple(
+                        numpy_helper.from_array(np.asarray(v), n)
+                        for n, v in constants.items() if v is not None))
 
 
 def _judge(model, grid: list[dict], inputs: dict, corner=lambda s: False) -> tuple:
@@ -116,3 +124,31 @@ def test_unique_along_an_axis_of_slices_of_no_element(axis, rank):
     ran, refused, _ = _judge(_model("Unique", 11, inputs, outputs=4, **attributes),
                              _grid(" ".join(names)), inputs)
     assert ran >= 1
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("onesided", [0, 1])
+@pytest.mark.parametrize("length", [None, 4])
+def test_dft_of_an_empty_signal_axis(opset, onesided, length):
+    inputs = {"x": ["n", "m", 1]}
+    constants = {} if length is None else {"l": np.int64(length)}
+    if opset >= 20:
+        constants = {"l": None if length is None else np.int64(length), "a": np.int64(1)}
+    attributes = {"onesided": onesided, **({"axis": 1} if opset < 20 else {})}
+    ran, refused, _ = _judge(_model("DFT", opset, inputs, constants=constants, **attributes),
+                             _grid("n m"), inputs)
+    assert ran >= 6
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+@pytest.mark.parametrize("opset", [7, 14, 22])
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction):
+    dirs = 2 if direction == "bidirectional" else 1
+    inputs = {"x": ["s", "b", 3]}
+    constants = {"w": np.zeros((dirs, gates * 2, 3), np.float32),
+                 "r": np.zeros((dirs, gates * 2, 2), np.float32)}
+    ran, refused, _ = _judge(_model(op, opset, inputs, outputs=2, constants=constants,
+                                    hidden_size=2, direction=direction),
+                             _grid("s b"), inputs)
+    assert ran >= 4 and (refused > 0) is (op != "RNN"), (ran, refused)

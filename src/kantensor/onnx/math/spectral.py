@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames, dim_expr
-from ...ops.templates import builder, dims, signed, typed
+from ...ops.templates import builder, checked, dims, signed, size_of, typed
 from ...syntax.ast import Clause, DimExpr, DimVar
 from ..dtypes import dtype_of
 from ..shared import NotKnown, rest_operands
@@ -102,6 +102,11 @@ def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided:
         clauses.append(a[-1].eq(2 if inverse else 1))
     else:  # real (1) or complex (2)
         clauses += [a[-1] >= 1, a[-1] <= 2]
+    # onnxruntime: "DFT input signal dimension must be greater than zero when the output
+    # is non-empty" (an empty signal axis, its one-sided or dft_length output not empty)
+    clauses.append(checked(size_of(out) * a[ax] >= size_of(out), lambda v, types, ax=ax: (
+        f"DFT of an empty signal axis {ax} of {types[0]} to an output that is not empty "
+        "(onnxruntime refuses it)")))
     return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out,
             "fits": clauses, "params": {"axis": ax}}
 
