@@ -152,3 +152,16 @@ def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction)
                                     hidden_size=2, direction=direction),
                              _grid("s b"), inputs)
     assert ran >= 4 and (refused > 0) is (op != "RNN"), (ran, refused)
+
+
+@pytest.mark.parametrize("opset", [11, 12, 13])
+@pytest.mark.parametrize("x, bound", [(["n", "m"], []), (["n", "m"], ["k"]),
+                                      (["n", "m"], [1]), (["n", "m"], [1, "k"]), ([], ["k"]),
+                                      (["n"], ["k"])])
+def test_clip_takes_scalar_bounds(opset, x, bound):
+    """onnxruntime's Clip takes a min (and max) of no axis or one axis of 1 ("min should
+    be a scalar"), Y of X's shape; they were broadcast with X."""
+    inputs = {"x": x, "lo": bound}
+    names = " ".join(d for d in ("n", "m", "k") if d in x + bound)
+    ran, refused, _ = _judge(_model("Clip", opset, inputs), _grid(names), inputs)
+    assert ran >= 1 or len(bound) > 1, (ran, refused)
