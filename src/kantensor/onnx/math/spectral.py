@@ -19,8 +19,15 @@ from ..shared import NotKnown, rest_operands
 @builder
 def build_window(types: tuple, size_value: Any, output_datatype: int = 1, **_: Any
                  ) -> dict[str, Any]:
-    """HannWindow and the like: as many values as the size input's value."""
+    """HannWindow and the like: as many values as the size input's value. A size known
+    to be 0 leaves the node untyped, its contract undecided: onnx's inference, which
+    onnxruntime runs as it loads a model, refuses a constant one ("size input must be
+    greater than 0"), while its kernel runs a computed one (an empty window); the value
+    does not tell the two apart."""
     n = size_value[0] if size_value else None
+    if isinstance(n, int) and n == 0:
+        raise NotKnown("a window of size 0: onnxruntime refuses a constant one, runs one "
+                       "that is computed")
     sizes = SizeNames(size_value)
     (u,) = dims("u")
     return {"sizes": sizes.patterns(), "dt": dtype_of(output_datatype, "window"),
