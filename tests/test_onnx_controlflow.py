@@ -7,11 +7,13 @@ model onnx refuses, kantensor refuses."""
 
 from __future__ import annotations
 
+import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
 
-from kantensor.onnx import infer_shapes
+import ortrun
+from kantensor.onnx import importer, infer_shapes
 from kantensor.onnx.importer import read_types
 
 F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
@@ -89,6 +91,33 @@ def test_scan_opset8_batch_axis():  # onnx's test_scan
                     [untyped("loop_state_final"), untyped("scan_output")]), opset=8)
     assert_at_least(m, "loop_state_final", typed(F, (1, 3)))
     assert_at_least(m, "scan_output", typed(F, (1, "sequence", 2)))
+
+
+def test_scan_batch_axis_is_the_handlers_fact(monkeypatch):
+    """Whether a Scan has a batch axis is its handler's fact (Scan8, the one the
+    catalogue picks at opset 8), not read again from the reader's opset: with a reader
+    that has no default opset the opset-8 Scan above is still batched (before, it was
+    read as Scan-9, the batch axis taken for the scan axis). Judged by onnxruntime."""
+    node = helper.make_node("Scan", ["", "loop_state_orig", "scan_input"],
+                            ["loop_state_final", "scan_output"], num_scan_inputs=1,
+                            body=identity_scan_body())
+    m = model(graph([node], [tensor("loop_state_orig", F, [1, 3]),
+                             tensor("scan_input", F, [1, 4, 2])],
+                    [untyped("loop_state_final"), untyped("scan_output")]), opset=8)
+    m.ir_version = 7
+    ran = ortrun.run(m, {"loop_state_orig": np.zeros((1, 3), np.float32),
+                         "scan_input": np.zeros((1, 4, 2), np.float32)})
+    made = importer._Reader.__init__
+
+    def without_default_opset(self, *args, **kwargs):
+        made(self, *args, **kwargs)
+        self.opset = None  # (what the handler must not need)
+
+    monkeypatch.setattr(importer._Reader, "__init__", without_default_opset)
+    typed = infer_shapes(m)
+    shapes = {o.name: tuple(d.dim_value for d in o.type.tensor_type.shape.dim)
+              for o in typed.graph.output}
+    assert [shapes["loop_state_final"], shapes["scan_output"]] == ran
 
 
 def _add_scan(opset, num=9, batch=False):

@@ -15,7 +15,9 @@ import onnx
 import pytest
 from onnx import TensorProto, helper
 
+import kantensor.onnx as ko
 import ortrun
+from differential import count
 from onnxsweep import kantensor_says, model_of
 
 pytest.importorskip("onnxruntime")
@@ -49,3 +51,57 @@ def test_a_loss_is_typed_where_onnxruntime_runs_it(op, opset):
             wrong.append(((n, c, *d), reduction, weight, ignore, runs))
     assert not wrong, wrong[:5]
     assert judged == 216 and 0 < refused < judged
+
+
+#: (input's batch, target's batch) and (input's, target's) extra axes: equal and not.
+MISMATCHED = [((n, m), d) for n, m in itertools.product(range(3), repeat=2)
+              for d in [((), ()), ((2,), (2,)), ((2,), (1,)), ((1,), (2,)), ((0,), (0,))]]
+
+
+def _loss(op: str, opset: int, x: list, t: list, reduction: str, weight: bool
+          ) -> onnx.ModelProto:
+    names = ["x", "t", "w"][:3 if weight else 2]
+    node = helper.make_node(op, names, ["y"], reduction=reduction)
+    shapes = {"x": x, "t": t, "w": x[1:2]}
+    return model_of([node], [helper.make_tensor_value_info(
+        k, TensorProto.INT64 if k == "t" else TensorProto.FLOAT, shapes[k]) for k in names],
+        opset)
+
+
+@pytest.mark.parametrize("op", ["NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"])
+@pytest.mark.parametrize("opset", [12, 13, 22])
+def test_a_target_of_another_batch_than_the_input(op, opset):
+    """A target whose batch (or another axis) is not the input's. Declared so (the sizes
+    in the model), onnxruntime refuses it when it loads the model (onnx's inference:
+    "Input and target dimension value mismatch"): kantensor refuses exactly those. Named
+    (the sizes fed), onnxruntime's function body runs a NegativeLogLikelihoodLoss whose
+    target is no larger than the input on every axis (its GatherElements reads a corner
+    of the scores) and a SoftmaxCrossEntropyLoss more; the contract never holds where
+    onnxruntime refuses, and leaves those runs invalid as the spec and the declared
+    model do (counted: claiming them would claim what one runtime's expansion reads)."""
+    wrong, accidents, runs = [], 0, 0
+    for ((n, m), (xd, td)), reduction, weight in itertools.product(
+            MISMATCHED, ["none", "mean"], [False, True]):
+        x, t = [n, 2, *xd], [m, *td]
+        feeds = {"x": np.zeros(x, np.float32), "t": np.zeros(t, np.int64),
+                 "w": np.ones([2], np.float32)}
+        declared = _loss(op, opset, x, t, reduction, weight)
+        feeds = {k: feeds[k] for k in ("x", "t", "w")[:3 if weight else 2]}
+        ran = not isinstance(ortrun.run(declared, feeds), ortrun.Refusal)
+        runs += ran
+        if (kantensor_says(declared) == "accepts") is not ran:
+            wrong.append(("declared", x, t, reduction, weight, ran))
+        named = _loss(op, opset, ["n", 2, *[f"d{i}" for i in range(len(xd))]],
+                      ["m", *[f"e{i}" for i in range(len(td))]], reduction, weight)
+        sizes = {"n": n, "m": m, **{f"d{i}": v for i, v in enumerate(xd)},
+                 **{f"e{i}": v for i, v in enumerate(td)}}
+        holds = ko.contract(named).holds(**sizes).value
+        if isinstance(ortrun.run(named, feeds), ortrun.Refusal):
+            if holds is not False:
+                wrong.append(("named", x, t, reduction, weight, holds))
+        elif holds is not True:
+            accidents += 1
+            assert (m, *td) != (n, *xd), (x, t)  # (only a target of another shape)
+    count(f"{op}: a named target smaller than the input, run by onnxruntime", accidents)
+    assert not wrong, wrong[:5]
+    assert runs >= 8 and accidents >= 4, (runs, accidents)

@@ -291,9 +291,9 @@ def _schema_refuses(model: onnx.ModelProto, case: object) -> bool:
 
 
 def test_onnxruntime_and_kantensor_refuse_negative_one_hot_indices_before_11():
-    """Not typed at OneHot-9 (opsets 9 and 10): onnxruntime refuses a constant negative
-    index there ("must be non-negative for OneHot opset < 11"), which OneHot-11's entry
-    takes."""
+    """At OneHot-9 (opsets 9 and 10) onnxruntime refuses a constant negative index ("must
+    be non-negative for OneHot opset < 11"), which OneHot-11's entry takes: OneHot-9's
+    leaves the node untyped there (tests/test_onnx_one_hot.py)."""
     case = _cases()["test_onehot_negative_indices"]
     symbolic, values = _prepared(case)
     model = _at_opset(symbolic, 10, values)

@@ -323,6 +323,9 @@ class Scan(Structured):
     """Scan from opset 9 on (:class:`Scan8` before)."""
 
     iterates = True
+    #: Whether every input and output has a batch axis first (Scan-8's; the class the
+    #: catalogue picks by the opset says so, the one home of that fact)
+    batched = False
     attributes = {"body": "graph", "num_scan_inputs": "int", "scan_input_axes": "ints",
                   "scan_input_directions": "ints", "scan_output_axes": "ints",
                   "scan_output_directions": "ints"}
@@ -331,7 +334,7 @@ class Scan(Structured):
         attrs = scope.attributes(node, self, label)
         if "body" not in attrs or "num_scan_inputs" not in attrs:
             raise TypeError("Scan needs its body and num_scan_inputs")
-        batched = scope.opset is not None and scope.opset < 9  # Scan-8: a batch axis
+        batched = self.batched
         names = list(node.input)
         lens_name = names.pop(0) if batched else ""
         ins = [scope.var(n, node) for n in names]
@@ -455,11 +458,14 @@ def scan(*args: Any, body: Runner, n_state: int, n_scan_in: int, in_axes: tuple,
 
 
 class Scan8(Scan):
-    """Scan-8: its attributes are the body, num_scan_inputs and ``directions`` (of the
-    scanned inputs); the axes and the outputs' directions came at 9, when ``directions``
-    went (onnxruntime refuses an attribute its opset's schema lacks)."""
+    """Scan-8: every input and output has a batch axis first (and an optional
+    sequence_lens input before them); its attributes are the body, num_scan_inputs and
+    ``directions`` (of the scanned inputs); the axes and the outputs' directions came at
+    9, when ``directions`` and the batch axis went (onnxruntime refuses an attribute its
+    opset's schema lacks)."""
 
     attributes = {"body": "graph", "num_scan_inputs": "int", "directions": "ints"}
+    batched = True
 
 
 __all__ = ["If", "Loop", "Scan", "Scan8"]

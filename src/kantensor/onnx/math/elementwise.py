@@ -264,8 +264,16 @@ def mean(*arrays: np.ndarray) -> np.ndarray:
 
 @reads_ranks
 def build_bounds(types: tuple, **_: Any) -> dict[str, Any]:
-    """Clip's optional min and max, of the input's dtype: the operands present."""
-    return {"bounds": [typed([], "T")] * (len(types) - 1)}
+    """Clip's optional min and max (the operands present), of the input's dtype, each a
+    scalar as onnxruntime's kernel takes it ("min should be a scalar": no axis, or one
+    axis of 1; the spec's is of no axis), Y of X's shape. They were broadcast with X,
+    which onnxruntime refuses."""
+    for k, t in enumerate(types[1:], 1):
+        if t.ndim > 1:
+            raise ParamError(f"input {k} (a bound) has {t.ndim} axes; onnxruntime takes a "
+                             "scalar: no axis, or one axis of 1")
+    return {"x": dims("a", types[0].ndim),
+            "bounds": [typed([1] * t.ndim, "T") for t in types[1:]]}
 
 
 #: Clip-6's bounds where its attributes are absent: float32's range.

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames, dim_expr
-from ...ops.templates import builder, dims, signed, typed
+from ...ops.templates import builder, checked, dims, signed, size_of, typed
 from ...syntax.ast import Clause, DimExpr, DimVar
 from ..dtypes import dtype_of
 from ..shared import NotKnown, rest_operands
@@ -19,8 +19,15 @@ from ..shared import NotKnown, rest_operands
 @builder
 def build_window(types: tuple, size_value: Any, output_datatype: int = 1, **_: Any
                  ) -> dict[str, Any]:
-    """HannWindow and the like: as many values as the size input's value."""
+    """HannWindow and the like: as many values as the size input's value. A size known
+    to be 0 leaves the node untyped, its contract undecided: onnx's inference, which
+    onnxruntime runs as it loads a model, refuses a constant one ("size input must be
+    greater than 0"), while its kernel runs a computed one (an empty window); the value
+    does not tell the two apart."""
     n = size_value[0] if size_value else None
+    if isinstance(n, int) and n == 0:
+        raise NotKnown("a window of size 0: onnxruntime refuses a constant one, runs one "
+                       "that is computed")
     sizes = SizeNames(size_value)
     (u,) = dims("u")
     return {"sizes": sizes.patterns(), "dt": dtype_of(output_datatype, "window"),
@@ -102,6 +109,11 @@ def _dft(types: tuple, given: tuple, dft_length_value: Any, axis: int, onesided:
         clauses.append(a[-1].eq(2 if inverse else 1))
     else:  # real (1) or complex (2)
         clauses += [a[-1] >= 1, a[-1] <= 2]
+    # onnxruntime: "DFT input signal dimension must be greater than zero when the output
+    # is non-empty" (an empty signal axis, its one-sided or dft_length output not empty)
+    clauses.append(checked(size_of(out) * a[ax] >= size_of(out), lambda v, types, ax=ax: (
+        f"DFT of an empty signal axis {ax} of {types[0]} to an output that is not empty "
+        "(onnxruntime refuses it)")))
     return {"x": a, "rest": rest_operands(types, 1, sizes), "y": out,
             "fits": clauses, "params": {"axis": ax}}
 

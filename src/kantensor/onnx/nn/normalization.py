@@ -139,14 +139,33 @@ def build_instance_norm(types: tuple, **_: Any) -> dict[str, Any]:
 @reads_ranks
 def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
     """GroupNormalization (opset 21): Y like X (N, C, ...); scale and bias have X's C
-    entries, and C is divisible by num_groups (each group has as many channels)."""
+    entries, and C is divisible by num_groups (each group has as many channels). X has
+    no empty axis: onnxruntime's function reshapes it to (N, num_groups, -1), which it
+    refuses for an empty X (but for one corner of rank 4 and one group, C and the first
+    spatial axis empty, which it runs: left refused, never claimed)."""
     a = _channels(types[0], 2, "GroupNormalization")
     if num_groups < 1:
         raise ParamError(f"num_groups must be positive, got {num_groups}")
     fits = checked((a[1] % num_groups).eq(0), lambda v, _, c=a[1].name: (
         f"the channels C ({v[c]}) are not divisible by num_groups ({num_groups})"))
-    return {"x": a, "rest": [*[typed([a[1]], "T")] * (len(types) - 1), fits],
+    full = [checked(d >= 1, lambda v, types, i=i: (
+        f"axis {i} of {types[0]} is empty (onnxruntime's GroupNormalization reshapes X to "
+        "(N, num_groups, -1), refused for an empty X)")) for i, d in enumerate(a)]
+    return {"x": a, "rest": [*[typed([a[1]], "T")] * (len(types) - 1), fits, *full],
             "outs": [typed(a, "T")]}
+
+
+@reads_ranks
+def build_lrn(types: tuple, size: int, **_: Any) -> dict[str, Any]:
+    """LRN: Y like X. onnxruntime's kernel takes X of 4 axes (N, C, H, W) and an odd
+    ``size`` of 1 or more, and refuses any other (the spec's X has 3 axes or more)."""
+    if types[0].ndim != 4:
+        raise ParamError(f"X has {types[0].ndim} axes; onnxruntime's LRN takes 4 (N, C, H, "
+                         "W)")
+    if size < 1 or size % 2 == 0:
+        raise ParamError(f"size is {size}; onnxruntime's LRN takes an odd size of 1 or more")
+    a = dims("a", 4)
+    return {"x": a, "rest": [], "outs": [typed(a, "T")]}
 
 
 def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,

@@ -272,18 +272,33 @@ def tensor_scatter(past: np.ndarray, update: np.ndarray, *idx: np.ndarray, axis:
 
 
 @builder
-def build_one_hot(types: tuple, axis: int, depth_value: Any, **_: Any) -> dict[str, Any]:
+def build_one_hot(types: tuple, axis: int, depth_value: Any, indices_bounds: Any = None,
+                  **_: Any) -> dict[str, Any]:
     """OneHot: the indices' shape with the depth inserted at ``axis``. The depth is a
     scalar or a tensor of one entry (the spec), a float one truncated (onnxruntime casts
     it to int64); onnxruntime refuses a depth below 1, so an int one is checked now and
-    a size (``Shape(x)[0]``, a Loop's iteration number) is needed >= 1."""
+    a size (``Shape(x)[0]``, a Loop's iteration number) is needed >= 1.
+
+    OneHot-9 (opsets 9 and 10, the entry that takes ``indices_bounds``, the interval of
+    the indices' values where the model states it): indices with a negative entry leave
+    the node untyped, its contract undecided. onnx's inference, which onnxruntime runs as
+    it loads a model, refuses them where they are a constant ("must be non-negative for
+    OneHot opset < 11"), while its kernel runs computed ones; an interval does not tell
+    the two apart."""
+    if indices_bounds is not None and isinstance(indices_bounds[0], int) \
+            and indices_bounds[0] < 0:
+        raise NotKnown(f"OneHot before opset 11 of indices whose least entry is "
+                       f"{indices_bounds[0]}: onnxruntime refuses a constant one, runs one "
+                       "that is computed")
     i = types[0]
     n = i.ndim + 1
     ax = normalize_axis(axis, n)
     a = dims("a", i.ndim)
     depth = depth_value[0] if depth_value and len(depth_value) == 1 else None
     depth = int(depth) if isinstance(depth, float) else depth
-    sizes = SizeNames(depth) if isinstance(depth, Dim) else SizeNames()
+    # (the size inputs of the call's size parameters, in its order: the depth's, then
+    # those of the indices' interval, which the relation does not read)
+    sizes = SizeNames(depth if isinstance(depth, Dim) else None, indices_bounds)
     out: list[Any] = list(a)
     clauses: list[Clause] = []
     if isinstance(depth, int):
@@ -340,14 +355,22 @@ def compress(x: np.ndarray, condition: np.ndarray, *, axis: int | None = None
 
 @reads_ranks
 def build_unique(types: tuple, axis: int | None = None, **_: Any) -> dict[str, Any]:
+    """Unique: the distinct entries (no axis) or slices along ``axis``, their count a
+    size the data decides. Slices along ``axis`` whose inner axes (those after it) hold
+    no element kill onnxruntime's process (an abort) unless X's axes up to ``axis`` hold
+    none either, so the relation needs ``size(X) >= size(X.shape[:axis + 1])``
+    (brute-forced over ranks 2 to 4, sizes 0 to 2, every axis)."""
     x = types[0]
     a = dims("a", x.ndim)
     if axis is None:
-        return {"x": a, "y": [U], "n": size_of(a), "params": {"axis": None}}
+        return {"x": a, "y": [U], "n": size_of(a), "fits": [], "params": {"axis": None}}
     ax = normalize_axis(axis, x.ndim)
     out: list[Any] = list(a)
     out[ax] = U
-    return {"x": a, "y": out, "n": a[ax], "params": {"axis": ax}}
+    fits = [checked(size_of(a) >= size_of(a[:ax + 1]), lambda v, types, ax=ax: (
+        f"Unique along axis {ax} of {types[0]}: slices of no element (onnxruntime "
+        "aborts)"))] if ax < x.ndim - 1 else []
+    return {"x": a, "y": out, "n": a[ax], "fits": fits, "params": {"axis": ax}}
 
 
 def unique(x: np.ndarray, *, axis: int | None = None, sorted: int = 1) -> tuple:

@@ -1,0 +1,196 @@
+"""What a hunt of one-node models at edge sizes found (2026-12-01), each judged by
+onnxruntime: models of named sizes run at every assignment of a small grid (0 and 1
+among the sizes). Each contract held where onnxruntime refuses:
+
+* LRN: onnxruntime's kernel takes X of 4 axes and an odd size of 1 or more (the spec's X
+  has 3 axes or more, its size any);
+* GroupNormalization: onnxruntime's function reshapes X to (N, num_groups, -1), refused
+  for an empty X (one corner it runs, rank 4 with one group and C and the first spatial
+  axis empty, stays refused: counted, never claimed);
+* Unique along an axis whose slices hold no element (an axis after it empty, the axes
+  up to it not) aborts onnxruntime's process;
+* DFT of an empty signal axis to an output that is not empty (one-sided, or of a
+  dft_length) is refused ("signal dimension must be greater than zero");
+* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process.
+
+Where onnxruntime runs, the contract holds and the model at those sizes is typed with
+onnxruntime's shape (a size the data decides, Unique's count, left open).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor.onnx as ko
+import ortrun
+from differential import count
+from onnxsweep import model_of
+
+
+def _model(op: str, opset: int, inputs: dict, outputs: int = 1,
+           constants: dict | None = None, **attributes):
+    constants = constants or {}
+    node = helper.make_node(op, [*inputs, *(n if v is not None else "" for n, v in
+                                            constants.items())],
+                            [f"y{i}" for i in range(outputs)], **attributes)
+    return model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims)
+                             for n, dims in inputs.items()], opset,
+                    outputs=tuple(node.output), initializers=tuple(
+                        numpy_helper.from_array(np.asarray(v), n)
+                        for n, v in constants.items() if v is not None))
+
+
+def _judge(model, grid: list[dict], inputs: dict, corner=lambda s: False) -> tuple:
+    """The contract of ``model`` (named sizes) against onnxruntime at each assignment of
+    ``grid``; where it runs, the shapes ``infer_shapes`` states. ``corner``: the
+    assignments onnxruntime runs that the contract may leave invalid (counted).
+    Returns (ran, refused, corners)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            contract = ko.contract(model)
+            typed = ko.infer_shapes(model)
+        except (TypeError, ValueError):  # (refused: kantensor's errors are both)
+            contract = typed = None
+    ran = refused = corners = 0
+    for sizes in grid:
+        feeds = {n: np.ones([sizes.get(d, d) for d in dims], np.float32)
+                 for n, dims in inputs.items()}
+        got = ortrun.run(model, feeds)
+        holds = None if contract is None else contract.holds(**sizes).value
+        if isinstance(got, ortrun.Refusal):
+            assert holds is not True, (sizes, got.why)
+            assert holds is False or contract is None, (sizes, got.why)
+            refused += 1
+            continue
+        ran += 1
+        if corner(sizes) and holds is not True:
+            corners += 1
+            continue
+        assert holds is True, (sizes, got)
+        for out, shape in zip(typed.graph.output, got, strict=True):
+            dims = out.type.tensor_type.shape.dim
+            assert len(dims) == len(shape), (sizes, out.name, shape)
+            for d, n in zip(dims, shape, strict=True):
+                if d.HasField("dim_value"):
+                    assert d.dim_value == n, (sizes, out.name, shape)
+                elif d.dim_param in sizes:
+                    assert sizes[d.dim_param] == n, (sizes, out.name, shape)
+    return ran, refused, corners
+
+
+def _grid(names: str, values=(0, 1, 2)) -> list[dict]:
+    return [dict(zip(names.split(), v, strict=True))
+            for v in itertools.product(values, repeat=len(names.split()))]
+
+
+@pytest.mark.parametrize("opset", [1, 13])
+@pytest.mark.parametrize("rank", [2, 3, 4, 5])
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 4])
+def test_lrn_takes_four_axes_and_an_odd_size(opset, rank, size):
+    dims = ["n", "c", "h", 2, 2][:rank]
+    inputs = {"x": dims}
+    ran, refused, _ = _judge(_model("LRN", opset, inputs, size=size), _grid("n c h"), inputs)
+    assert (ran > 0) is (rank == 4 and size % 2 == 1), (ran, refused)
+
+
+@pytest.mark.parametrize("rank", [2, 3, 4])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_group_normalization_of_an_empty_x(rank, groups):
+    names = ["n", "c", "h", "w"][:rank]
+    inputs = {"x": names, "s": ["c"], "b": ["c"]}
+    grid = [s for s in _grid(" ".join(names), (0, 1, 2, 4)) if s["c"] % groups == 0]
+    corner = (lambda s: s["c"] == s["h"] == 0 and s["n"] >= 1 and s["w"] >= 1) \
+        if rank == 4 and groups == 1 else (lambda s: False)
+    ran, refused, corners = _judge(_model("GroupNormalization", 21, inputs,
+                                          num_groups=groups), grid, inputs, corner)
+    count("GroupNormalization: a corner onnxruntime runs, left refused", corners)
+    assert ran >= 4 and refused >= 4, (ran, refused)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, -2])
+@pytest.mark.parametrize("rank", [1, 2, 3])
+def test_unique_along_an_axis_of_slices_of_no_element(axis, rank):
+    if axis is not None and not -rank <= axis < rank:
+        axis = 0
+    names = ["n", "m", "k"][:rank]
+    inputs = {"x": names}
+    attributes = {} if axis is None else {"axis": axis}
+    ran, refused, _ = _judge(_model("Unique", 11, inputs, outputs=4, **attributes),
+                             _grid(" ".join(names)), inputs)
+    assert ran >= 1
+
+
+@pytest.mark.parametrize("opset", [17, 20])
+@pytest.mark.parametrize("onesided", [0, 1])
+@pytest.mark.parametrize("length", [None, 4])
+def test_dft_of_an_empty_signal_axis(opset, onesided, length):
+    inputs = {"x": ["n", "m", 1]}
+    constants = {} if length is None else {"l": np.int64(length)}
+    if opset >= 20:
+        constants = {"l": None if length is None else np.int64(length), "a": np.int64(1)}
+    attributes = {"onesided": onesided, **({"axis": 1} if opset < 20 else {})}
+    ran, refused, _ = _judge(_model("DFT", opset, inputs, constants=constants, **attributes),
+                             _grid("n m"), inputs)
+    assert ran >= 6
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+@pytest.mark.parametrize("opset", [7, 14, 22])
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction):
+    dirs = 2 if direction == "bidirectional" else 1
+    inputs = {"x": ["s", "b", 3]}
+    constants = {"w": np.zeros((dirs, gates * 2, 3), np.float32),
+                 "r": np.zeros((dirs, gates * 2, 2), np.float32)}
+    ran, refused, _ = _judge(_model(op, opset, inputs, outputs=2, constants=constants,
+                                    hidden_size=2, direction=direction),
+                             _grid("s b"), inputs)
+    assert ran >= 4 and (refused > 0) is (op != "RNN"), (ran, refused)
+
+
+@pytest.mark.parametrize("opset", [11, 12, 13])
+@pytest.mark.parametrize("x, bound", [(["n", "m"], []), (["n", "m"], ["k"]),
+                                      (["n", "m"], [1]), (["n", "m"], [1, "k"]), ([], ["k"]),
+                                      (["n"], ["k"])])
+def test_clip_takes_scalar_bounds(opset, x, bound):
+    """onnxruntime's Clip takes a min (and max) of no axis or one axis of 1 ("min should
+    be a scalar"), Y of X's shape; they were broadcast with X."""
+    inputs = {"x": x, "lo": bound}
+    names = " ".join(d for d in ("n", "m", "k") if d in x + bound)
+    ran, refused, _ = _judge(_model("Clip", opset, inputs), _grid(names), inputs)
+    assert ran >= 1 or len(bound) > 1, (ran, refused)
+
+
+@pytest.mark.parametrize("op", ["HannWindow", "HammingWindow", "BlackmanWindow"])
+@pytest.mark.parametrize("size", [0, 1, 3])
+@pytest.mark.parametrize("computed", [False, True])
+def test_a_window_of_size_zero(op, size, computed):
+    """onnx's inference (run by onnxruntime at load) refuses a constant size 0, its
+    kernel runs a computed one: the contract never holds where onnxruntime refuses, and
+    holds or is undecided where it runs (typed with its shape where it holds)."""
+    nodes = [helper.make_node("Sub", ["a", "b"], ["n"])] if computed else []
+    nodes.append(helper.make_node(op, ["n"], ["y"]))
+    values = {"a": size, "b": 0} if computed else {"n": size}
+    model = model_of(nodes, [], 17, initializers=tuple(
+        numpy_helper.from_array(np.array(v, np.int64), k) for k, v in values.items()))
+    got = ortrun.run(model, {})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            holds = ko.contract(model).holds().value
+        except (TypeError, ValueError):
+            holds = False
+    if isinstance(got, ortrun.Refusal):
+        assert holds is not True and not computed and size == 0, got.why
+        return
+    assert holds is not False, got
+    if size:
+        assert holds is True
+        (out,) = ko.infer_shapes(model).graph.output
+        assert tuple(d.dim_value for d in out.type.tensor_type.shape.dim) == got[0]
