@@ -19,6 +19,24 @@ import kantensor as kt
 
 BOX = (0, 1, 2, 3, 5)
 
+
+def _doubled(x, m):
+    x = x.copy()
+    x[m] = x[m] * 2
+    return x
+
+
+def _increased(x, m):
+    x = x.copy()
+    x[:, m] += x[:, m]
+    return x
+
+
+def _set_where_another_selects(x, m):
+    y = x.copy()
+    y[m, 0] = x[m][:, 1]
+    return y
+
 PROGRAMS = {
     "x[nonzero(x)]": (lambda x: x[np.nonzero(x)], ["float64[A,B]"]),
     "rows of nonzero, stacked": (lambda x: np.hstack([x, x[np.nonzero(x)[0]]]),
@@ -30,6 +48,14 @@ PROGRAMS = {
                               ["float64[A,B]"]),
     "a mask's count as a position": (lambda x: np.ones((2, 4))[:, len(x[x > 0])],
                                      ["int8[A]"]),
+    "a mask's elements set from themselves": (_doubled, ["float64[A,B]", "bool[A]"]),
+    "a mask's columns increased by themselves": (_increased, ["float32[B,A]", "bool[A]"]),
+    "a mask's column set from another's": (_set_where_another_selects,
+                                           ["float64[A,2]", "bool[A]"]),
+    "a 0-d mask": (lambda x: x[x.sum() > 0], ["float64[A,B]"]),
+    "a 0-d mask of a row": (lambda x: x[x[0, 0] > 0], ["int32[A,B]"]),
+    "a mask beside an int": (lambda x, m: x[m, 1], ["float64[A,B]", "bool[A]"]),
+    "a 0-d mask beside an int": (lambda x: x[x.sum() > 0, 0], ["int8[A,B]"]),
 }
 
 DATA = (np.zeros, np.ones)
@@ -64,6 +90,24 @@ def test_what_code_needs_of_a_mask_count_is_decided_where_the_data_cannot_change
                 result.holds(sizes)
             continue
         assert result.holds(sizes) == outcomes.pop(), sizes
+
+
+@pytest.mark.parametrize("fn", [_doubled, _set_where_another_selects],
+                         ids=["x[m] = x[m] * 2", "y[m, 0] = x[m][:, 1]"])
+def test_a_mask_update_from_the_same_mask_is_no_assumption(fn):
+    """``x[m] = x[m] * 2`` assigns as many values as the mask selects, at every size and
+    on every data (NumPy runs it on every mask): the count the update selects is the one
+    ``x[m]`` selected (:func:`~kantensor.evalshape.counts.same_counts`), so nothing is
+    assumed and ``assume="error"`` types it. On an empty axis (A = 0) main assumed
+    ``index_set.m0_0 == 0``, which its bound (the mask's size, 0) implies, and refused
+    the program under ``assume="error"``; at A > 0, that the two counts agree."""
+    types = ["float64[A,2]", "bool[A]"]
+    for sizes in ((0, 2), ("A", 2)):
+        shown = [t.replace("A", str(sizes[0])) for t in types]
+        result = kt.eval_shape(fn, *shown, assume="error")
+        assert result.assumptions == ()
+        for a in BOX if sizes[0] == "A" else (0,):
+            assert all(_runs(fn, types, {"A": a}, make) for make in DATA)
 
 
 def test_a_need_the_bound_implies_is_no_assumption():

@@ -18,7 +18,6 @@ from hypothesis.extra import numpy as hnp
 
 import kantensor as kt
 from conformance import ALL_DTYPES, arrays, conform, hidden_mask, shapes
-from kantensor.ops.params import ParamError
 from kantensor.types.symbols import substitute
 
 CASES = settings(max_examples=300, deadline=None)
@@ -36,8 +35,8 @@ def advanced(draw) -> tuple[np.ndarray, list, list[np.ndarray]]:
     axis = 0
     ellipsis = False
     while axis < len(shape) and draw(st.integers(0, 3)):  # items from the first axis
-        kind = draw(st.sampled_from(["array", "array", "mask", "int", "slice", "none",
-                                     "ellipsis"]))
+        kind = draw(st.sampled_from(["array", "array", "mask", "mask0", "int", "slice",
+                                     "none", "ellipsis"]))
         n = shape[axis]
         if kind == "array":
             ishape = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=3))
@@ -54,9 +53,14 @@ def advanced(draw) -> tuple[np.ndarray, list, list[np.ndarray]]:
             mshape = list(shape[axis:axis + k])
             if draw(st.integers(0, 5)) == 0:
                 mshape[0] += 1          # a mismatched mask: NumPy refuses it
+            elif draw(st.integers(0, 3)) == 0:  # an axis of 0: NumPy takes it on any axis
+                mshape[draw(st.integers(0, k - 1))] = 0
             items.append(("array", len(index_arrays)))
             index_arrays.append(draw(hnp.arrays(bool, tuple(mshape))))
             axis += k
+        elif kind == "mask0":  # a 0-d mask: an axis of 0 or 1 there, using none of x's
+            items.append(("array", len(index_arrays)))
+            index_arrays.append(np.array(draw(st.booleans())))
         elif kind == "int":
             items.append(draw(st.integers(-n - 1, n)))
             axis += 1
@@ -116,7 +120,9 @@ def test_basic_indices_still_build_getitem():
 @pytest.mark.parametrize(("index", "message"), [
     (lambda x: x[kt.vector("f", "float32")], "index needs an integer dtype for input 1, "
                                              "got float32"),
-    (lambda x: x[np.ones((4, 4), bool)], "dimension a0 is 5"),
+    (lambda x: x[np.ones((4, 4), bool)], "boolean index did not match indexed array along "
+                                         "axis 0; size of axis is 5 but size of "
+                                         "corresponding boolean axis is 4"),  # (NumPy's)
     (lambda x: x[[0, 1], [1, 2, 3]], "shape mismatch: indexing arrays could not be broadcast "
                                      "together with shapes (2,) (3,)"),
     (lambda x: x[[0], [0], [0]], "too many indices"),
@@ -145,22 +151,44 @@ def test_an_ellipsis_of_no_axes_still_parts_the_advanced_indices(shape, size, in
     assert f(np.zeros(shape, bool), np.zeros(size, np.int64)).shape == expected
 
 
-@pytest.mark.parametrize(("shape", "index"), [((), "m"), ((3,), "m"), ((3,), "m, 0"),
-                                              ((3,), ":, m"), ((2, 3), "m, :, 0"),
-                                              ((), "m, None")])
-def test_a_0d_mask_is_unsupported_at_any_rank_never_ill_typed(shape, index):
-    """A 0-d boolean index adds an axis of 0 or 1 (NumPy runs ``x[m]`` for a 0-d x, and
-    ``x[m, 0]`` of a vector): not typed, so refused as unsupported (ParamError) at every
-    rank. It was a TypeInferenceError "too many indices" where it was counted as an axis
-    (``s[m]`` of a 0-d s), which says the program is ill-typed where NumPy runs it (found
-    by tests/npprograms.py: ``x[x > 0]`` of a 0-d x)."""
+@pytest.mark.parametrize(("shape", "index"), [
+    ((), "m"), ((3,), "m"), ((3,), "m, 0"), ((3,), ":, m"), ((2, 3), "m, :, 0"),
+    ((), "m, None"), ((2, 3), "[0, 1], m"), ((2, 3), "m, [0, 1]"), ((2, 3), "0, :, m"),
+    ((2, 3), ":1, 0, m"), ((2, 3), "..., m"), ((2, 3), "m, m"), ((2, 3), "m, ..., m"),
+    ((2, 0), "m, [[0], [1]], :"), ((0,), "m"), ((2, 3), "None, m"), ((0, 3), "m, 2")])
+def test_a_0d_mask_adds_an_axis_of_0_or_1_as_numpy_does(shape, index):
+    """A 0-d boolean index adds an axis of 0 or 1 where it stands, using none of x's
+    axes, and broadcasts with the other index arrays as an array of that one length
+    (NumPy runs ``x[m]`` for a 0-d x, and ``x[m, 0]`` of a vector). It was refused as
+    unsupported (ParamError), where NumPy runs: found by tests/npprograms.py (``x[x[...,
+    0] > 0]`` of a vector). Judged by NumPy at both values of the mask: the type has
+    NumPy's rank and every size NumPy gives whatever the mask holds, the count's axis
+    ``?``; the graph runs where NumPy does and fails where it fails."""
     fn = eval(f"lambda x, m: x[{index}]")  # noqa: S307 - the test's own text
-    for mask in (np.array(True), np.array(False)):
-        fn(np.zeros(shape), mask)  # NumPy runs it
     x, m = kt.tensor("x", "float32", shape), kt.tensor("m", "bool", ())
-    with pytest.raises(ParamError, match="0-d boolean index is not supported") as info:
-        fn(x, m)
-    assert not isinstance(info.value, kt.TypeInferenceError)
+    outcomes = []
+    for value in (np.array(True), np.array(False)):
+        try:
+            outcomes.append(fn(np.zeros(shape, np.float32), value).shape)
+        except IndexError:
+            outcomes.append(None)
+    if all(o is None for o in outcomes):  # NumPy fails at every mask: so does the build
+        with pytest.raises(kt.TypeInferenceError):
+            fn(x, m)
+        return
+    y = fn(x, m)
+    ran = [o for o in outcomes if o is not None]
+    assert y.type.ndim == len(ran[0])
+    for axis, d in enumerate(y.type.shape):
+        if d is not None:  # (the count's axis is ?: sound, the data decide it)
+            assert {o[axis] for o in ran} == {d}, (axis, d, outcomes)
+    f = kt.function([x, m], y)
+    for value, want in zip((np.array(True), np.array(False)), outcomes, strict=True):
+        if want is None:
+            with pytest.raises(IndexError):
+                f(np.zeros(shape, np.float32), value)
+        else:
+            assert f(np.zeros(shape, np.float32), value).shape == want
 
 
 COMPUTED_INDICES = ["x[np.arange(4) % 2]", "x[np.arange(4) + 1]", "x[np.arange(4) - 1]",

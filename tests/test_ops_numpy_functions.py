@@ -39,7 +39,24 @@ def case(data: st.DataObject, name: str, params: Any, reference: Any,
 @st.composite
 def quantile_args(draw, ndim: int) -> dict[str, Any]:
     q = draw(st.one_of(st.floats(0, 1), st.lists(st.floats(0, 1), min_size=1, max_size=3),
-                       st.sampled_from([-0.5, 1.5])))
+                       st.sampled_from([-0.5, 1.5]),
+                       # q of any rank (its shape leads the result's) and integer q (for
+                       # method="linear" NumPy then picks elements: x's dtype)
+                       st.lists(st.lists(st.floats(0, 1), min_size=2, max_size=2),
+                                min_size=1, max_size=3),
+                       st.sampled_from([0, 1, [0, 1], [[1], [0]], [[0.25, 1.0]]])))
+    method = draw(st.sampled_from(["linear", "lower", "higher", "midpoint", "nearest",
+                                   "inverted_cdf", "hazen", "weibull"]))
+    return {"q": q, **draw(axis_args(ndim)), "method": method}
+
+
+@st.composite
+def percentile_args(draw, ndim: int) -> dict[str, Any]:
+    """quantile's arguments with q in [0, 100] (NumPy divides it by 100 first)."""
+    q = draw(st.one_of(st.floats(0, 100), st.integers(-5, 105),
+                       st.lists(st.integers(0, 100), min_size=1, max_size=3),
+                       st.lists(st.lists(st.floats(0, 100), min_size=1, max_size=2),
+                                min_size=1, max_size=2)))
     method = draw(st.sampled_from(["linear", "lower", "higher", "midpoint", "nearest",
                                    "inverted_cdf", "hazen", "weibull"]))
     return {"q": q, **draw(axis_args(ndim)), "method": method}
@@ -77,6 +94,7 @@ CONFORMANCE = {
     "count_nonzero": (axis_args, np.count_nonzero, False),
     "median": (axis_args, np.median, False),
     "quantile": (quantile_args, np.quantile, False),
+    "percentile": (percentile_args, np.percentile, False),
     "logsumexp": (axis_args, naive_logsumexp, False),
     "softmax": (softmax_args, naive_softmax, False),
     "log_softmax": (softmax_args, naive_log_softmax, False),

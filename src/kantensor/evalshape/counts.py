@@ -41,27 +41,71 @@ from ..types.symbols import free_symbols, substitute
 #: given sizes, multiplied): past it, undecided.
 MAX_TRIES = 4096
 
+#: The Ops that index by masks, with the input their index arrays start at (``x, *arrays``;
+#: ``x, value, *arrays``).
+MASKING = {"index": 1, "index_set": 2, "index_add": 2}
 
-def count_bounds(nodes: Iterable[Apply]) -> dict[VariableAxis, Dim | int]:
-    """For each mask ``index`` node (see the module): its count's output axis and the
-    bound its relation states (a Dim over the named sizes)."""
-    out: dict[VariableAxis, Dim | int] = {}
+
+def count_bounds(nodes: Iterable[Apply]) -> dict[VariableAxis | NodeSize, Dim | int]:
+    """For each node indexing by one boolean mask (``index``, and the updates
+    ``index_set``, ``index_add``: :func:`mask_count`): its count (the size its relation
+    makes) and the bound its relation states (a Dim over the named sizes); for an
+    ``index`` node whose only array is the mask and whose indexed tensor has no ``?``
+    axis, its output's one ``?`` axis too (see the module)."""
+    out: dict[VariableAxis | NodeSize, Dim | int] = {}
     for node in nodes:
-        if getattr(node.op, "name", None) != "index" or len(node.outputs) != 1:
+        found = mask_count(node)
+        if found is None:
             continue
-        refs = [i for i in dict(getattr(node.op, "params", ())).get("index", ())
-                if isinstance(i, ArrayRef)]
-        if len(refs) != 1 or len(node.inputs) < 2 or \
-                getattr(node.inputs[1].type, "dtype", None) != "bool":
-            continue
-        x, y = node.inputs[0].type, node.outputs[0].type
-        unknown = [a for a, d in enumerate(y.shape or ()) if d is None]
-        if x.shape is None or None in x.shape or len(unknown) != 1:
-            continue
-        bound = _bound(node.conditions or ())
-        if bound is not None:
-            out[VariableAxis(node.outputs[0], unknown[0])] = bound
+        _, count, bound = found
+        out[count] = bound
+        axis = _only_unknown_axis(node)
+        if axis is not None:
+            out[axis] = bound
     return out
+
+
+def _only_unknown_axis(node: Apply) -> VariableAxis | None:
+    """The output's one ``?`` axis of an ``index`` node whose only array is one boolean
+    mask and whose indexed tensor has no ``?`` axis: its count, exactly (its other axes
+    are the tensor's, sliced)."""
+    refs = [i for i in dict(getattr(node.op, "params", ())).get("index", ())
+            if isinstance(i, ArrayRef)]
+    if getattr(node.op, "name", None) != "index" or len(refs) != 1 or \
+            not _bool(node.inputs[1]):
+        return None
+    x, y = node.inputs[0].type, node.outputs[0].type
+    unknowns = [a for a, d in enumerate(y.shape or ()) if d is None]
+    if x.shape is None or None in x.shape or len(unknowns) != 1:
+        return None
+    return VariableAxis(node.outputs[0], unknowns[0])
+
+
+def mask_count(node: Apply) -> tuple[Variable, NodeSize, Dim | int] | None:
+    """``(mask, count, bound)`` of a node indexing by one boolean mask among its index
+    arrays (:data:`MASKING`): the mask, the size the node's relation makes for its
+    number of true elements (the one size of its own its conditions name) and the bound
+    ``count <= bound`` they state, where that bound is the mask's number of elements (a
+    fact of the data, not a need); else None."""
+    start = MASKING.get(getattr(node.op, "name", None))
+    if start is None or len(node.outputs) != 1:
+        return None
+    refs = [i for i in dict(getattr(node.op, "params", ())).get("index", ())
+            if isinstance(i, ArrayRef)]
+    arrays = [node.inputs[start + r.position] for r in refs
+              if start + r.position < len(node.inputs)]
+    masks = [a for a in arrays if _bool(a)]
+    own = {s for c in node.conditions or () for s in c.symbols() if isinstance(s, NodeSize)}
+    if len(masks) != 1 or len(own) != 1:
+        return None
+    bound = _bound(node.conditions or ())
+    shape = masks[0].type.shape
+    if bound is None or shape is None or None in shape:
+        return None
+    size: Dim | int = 1
+    for d in shape:
+        size = size * d
+    return (masks[0], own.pop(), bound) if size == bound else None
 
 
 def _bound(conditions: Iterable[Clause]) -> Dim | int | None:
@@ -161,20 +205,22 @@ def count_key(v: Variable) -> Hashable:
     return mask_key(v)
 
 
-def same_counts(nodes: Iterable[Apply]) -> dict[VariableAxis, Dim]:
-    """The count axis of each mask ``index`` node whose mask has the value of an earlier
-    one's (:func:`mask_key`), named by that earlier count axis (in the order built)."""
+def same_counts(nodes: Iterable[Apply]) -> dict[VariableAxis | NodeSize, Dim]:
+    """The count of each node indexing by a mask whose value an earlier one's has
+    (:func:`count_key`), named by that earlier count (in the order built): its output
+    axis (:func:`_count_axis`), and the size its relation makes (:func:`mask_count`: so
+    ``x[m] = x[m] * 2`` assigns as many values as ``x[m]`` selects)."""
     first: dict[Hashable, Dim] = {}
-    out: dict[VariableAxis, Dim] = {}
+    out: dict[VariableAxis | NodeSize, Dim] = {}
     for node in nodes:
         axis = _count_axis(node)
-        if axis is None:
+        found = mask_count(node)
+        counts = [k for k in (axis, found[1] if found else None) if k is not None]
+        if not counts:
             continue
-        key = count_key(node.inputs[1])
-        if key in first:
-            out[axis] = first[key]
-        else:
-            first[key] = unknown(axis)
+        key = count_key(node.inputs[1] if axis is not None else found[0])
+        name = first.setdefault(key, unknown(counts[0]))
+        out.update((k, name) for k in counts if unknown(k) != name)
     return out
 
 

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..graph.basic import Apply, Variable
-from ..ops.located import VariableAxis
+from ..ops.located import NodeSize, VariableAxis
 from ..ops.op import SignatureOp
 from ..signature.forward import build
 from ..syntax.errors import TypeInferenceError
@@ -47,13 +47,14 @@ def built(op: SignatureOp, types: tuple, inputs: list[Variable]) -> Any:
         return None
 
 
-def same_axes(nodes: Iterable[Apply], known: Mapping[VariableAxis, Dim] | None = None
-              ) -> dict[VariableAxis, Dim]:
+def same_axes(nodes: Iterable[Apply],
+              known: Mapping[VariableAxis | NodeSize, Dim] | None = None
+              ) -> dict[VariableAxis | NodeSize, Dim]:
     """Each ``?`` output axis of ``nodes`` (in the order built) that its node's relation
     makes a size of its inputs' ``?`` axes (and named sizes), with the Dim that says it
     over the names of those axes (or what they were found equal to before): see the
     module. ``known``: axes named already (the counts of one mask, :mod:`.counts`)."""
-    names: dict[VariableAxis, Dim] = dict(known or {})
+    names: dict[VariableAxis | NodeSize, Dim] = dict(known or {})
     for node in nodes:
         if not isinstance(node.op, SignatureOp) or not any(
                 None in _shape(o) for o in node.outputs):
@@ -91,13 +92,16 @@ def same_axes(nodes: Iterable[Apply], known: Mapping[VariableAxis, Dim] | None =
     return names
 
 
-def renamed(clauses: Iterable[Clause], names: Mapping[VariableAxis, Dim]) -> list[Clause]:
-    """``clauses`` with each ``?`` axis :func:`same_axes` found named as its equal."""
+def renamed(clauses: Iterable[Clause], names: Mapping[VariableAxis | NodeSize, Dim]
+            ) -> list[Clause]:
+    """``clauses`` with each ``?`` axis :func:`same_axes` found named as its equal (and
+    each mask's count a node makes, as :func:`~kantensor.evalshape.counts.same_counts`
+    names it)."""
     if not names:
         return list(clauses)
     out: list[Clause] = []
     for c in clauses:
-        keys = {k: names[k] for k in c.symbols() if isinstance(k, VariableAxis)
+        keys = {k: names[k] for k in c.symbols() if isinstance(k, VariableAxis | NodeSize)
                 and k in names}
         out.append(c.substitute(keys) if keys else c)
     return out

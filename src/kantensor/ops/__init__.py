@@ -28,6 +28,7 @@ from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import AXIS_INPUT
 from .templates import builder as builder  # the decorator registering a builder
+from .vecdots import register as register_vecdots
 
 #: The built-in Ops by name, in catalogue order.
 CATALOGUE: dict[str, Any] = {}
@@ -122,6 +123,7 @@ register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["ind
 register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
 register_diffs(CATALOGUE, constant)
+register_vecdots(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
 register_method("view", view)
 

@@ -435,7 +435,10 @@ def _known_along(op: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _taken(a: Any, indices: Any, axis: int | None) -> Any:
-    """``a[:, ..., indices]`` on ``axis`` (of the flattened ``a`` for None)."""
+    """``a[:, ..., indices]`` on ``axis`` (of the flattened ``a`` for None; a bool axis
+    is refused, as NumPy's take refuses it)."""
+    if isinstance(axis, bool | np.bool_):
+        raise TypeError("an integer is required for the axis")
     if axis is None or _ndim(a) == 0 and axis in (0, -1):
         return np.ravel(a)[indices]
     axis = normalize_axis(axis, _ndim(a))

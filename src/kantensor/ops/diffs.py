@@ -4,7 +4,9 @@ definition, a composition of the catalogue's Ops. Each of them is made an array
 on a float32 ``a`` gives float64, as NumPy does), broadcast where it is 0-d to ``a``'s
 shape with 1 along the axis, and joined before (after) ``a`` along the axis; the
 catalogue's ``diff`` takes the differences of the whole. ``n == 0`` gives ``a`` as it is,
-whatever is prepended, as NumPy checks ``n`` first.
+whatever else is given (``axis=None``, a 0-d ``a``, values to join), as NumPy checks ``n``
+first; a Python bool ``n`` or ``axis`` is the int it is, as NumPy's ``operator.index``
+reads it. A joined tensor makes ``a`` one too, as NumPy's ``np.asanyarray``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Variable
+from ..types.dim import Dim
 from ..types.protocol import NUMPY_OPS, register_numpy
 from .params import normalize_axis
 
@@ -25,9 +28,12 @@ def _diffed(diff: Any, concatenate: Any, broadcast_to: Any, as_tensor: Callable[
             ) -> Callable[..., Any]:
     def numpy_diff(a: Any, n: int = 1, axis: int = -1, prepend: Any = _NOT_GIVEN,
                    append: Any = _NOT_GIVEN) -> Any:
-        if prepend is _NOT_GIVEN and append is _NOT_GIVEN or n == 0 or \
-                not isinstance(a, Variable):
+        if not isinstance(n, Variable | Dim) and n == 0:  # (NumPy's truth of it)
+            return a
+        n, axis = _index(n), _index(axis)
+        if prepend is _NOT_GIVEN and append is _NOT_GIVEN:
             return diff(a, n, axis)
+        a = a if isinstance(a, Variable) else as_tensor(np.asanyarray(a))
         if not a.type.ndim:
             raise ValueError("diff requires input that is at least one dimensional")
         axis = normalize_axis(axis, a.type.ndim)
@@ -45,6 +51,13 @@ def _diffed(diff: Any, concatenate: Any, broadcast_to: Any, as_tensor: Callable[
         return diff(concatenate(parts, axis=axis), n, axis)
     numpy_diff.__name__ = "diff"
     return numpy_diff
+
+
+def _index(value: Any) -> Any:
+    """``n`` or ``axis`` as NumPy reads it (``operator.index``, ``range``): a Python bool
+    is the int it is (``n=True`` is one difference); anything else as given, for the
+    catalogue's ``diff`` to check (NumPy's bool scalar is refused there, as by NumPy)."""
+    return int(value) if isinstance(value, bool) else value
 
 
 def register(ops: dict[str, Any], as_tensor: Callable[[Any], Any]) -> None:

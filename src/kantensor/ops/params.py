@@ -167,6 +167,36 @@ def _numbers(value: Any) -> float | tuple[float, ...]:
     return _real(value, what)
 
 
+def _quantiles(value: Any) -> tuple[str, Any]:
+    """A real number or an array of them, nested sequences of any rank (quantile's q), as
+    NumPy reads it: ``(kind, value)``. A Python int or float is kind ``"int"`` or
+    ``"float"`` (NumPy casts it to a float x's dtype); anything else (``np.float64``
+    too) is an array, kind its dtype (``int64``, ``float64``, ``float32``...), whose dtype NumPy
+    promotes with x's (integers pick elements for ``linear``). The kind keeps ``0`` and
+    ``0.0`` apart, which are equal as values; the value is a number or nested tuples.
+    :func:`quantiles_value` gives it back."""
+    what = "a real number or an array of them"
+    if type(value) in (int, float):
+        return (type(value).__name__, value)
+    if isinstance(value, str) or not isinstance(value, Sequence | np.ndarray | np.number):
+        raise ParamError(f"expected {what}, got {value!r}")
+    array = np.asarray(value)
+    if array.dtype.kind not in "iuf":
+        raise ParamError(f"expected {what}, got {value!r}")
+    return (str(array.dtype), _nested(array.tolist()))
+
+
+def quantiles_value(q: tuple[str, Any]) -> Any:
+    """The value of a ``quantiles`` parameter as NumPy is given it: a Python number, or
+    an array of its dtype."""
+    kind, value = q
+    return value if kind in ("int", "float") else np.array(value, dtype=kind)
+
+
+def _nested(value: Any) -> Any:
+    return tuple(_nested(v) for v in value) if isinstance(value, list) else value
+
+
 def _real(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise ParamError(f"expected {what}, got {value!r}")
@@ -382,6 +412,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "maybe_dtype": _maybe_dtype,
     "number": _number,
     "numbers": _numbers,
+    "quantiles": _quantiles,
     "maybe_number": _maybe_number,
     "cutoff": _cutoff,
     "norm_order": _norm_order,

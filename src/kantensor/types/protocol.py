@@ -193,11 +193,13 @@ def array_ufunc(self: Any, ufunc: Any, method: str, *inputs: Any, **kwargs: Any)
     kwargs = dict(kwargs)
     out = _traced_out(kwargs)
     kwargs = _check_kwargs(name, kwargs)
-    if kwargs:
+    taken = getattr(op, "takes", ())  # (a composition's: np.vecdot's axis=, ops/vecdots.py)
+    if set(kwargs) - set(taken):
+        kwargs = {k: v for k, v in kwargs.items() if k not in taken}
         raise TypeError(f"{name}: keyword argument{'s' * (len(kwargs) > 1)} "
                         f"{', '.join(sorted(kwargs))} not supported on symbolic tensors "
-                        f"(kt.{op.name} takes the tensors only)")
-    return op(*inputs) if out is None else _write(out, op(*inputs))
+                        f"(kt.{getattr(op, 'name', name)} takes the tensors only)")
+    return op(*inputs, **kwargs) if out is None else _write(out, op(*inputs, **kwargs))
 
 
 #: NumPy function -> (its Op, the Plan that passes NumPy's arguments to it), made on

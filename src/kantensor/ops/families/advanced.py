@@ -8,7 +8,8 @@ index arrays, and whose ``index`` parameter is the index with each array replace
 
 The builder follows NumPy: integer arrays (and ints, once there is an array) broadcast
 together; a boolean mask stands for the integer arrays of its true positions, one per
-axis it covers, whose common length is unknown until the graph runs; the broadcast
+axis it covers, whose common length is unknown until the graph runs (a 0-d mask covers
+none: one array of length 0 or 1, a new axis where it stands alone); the broadcast
 dims replace the indexed axes where the advanced indices are adjacent, and go first
 otherwise. Broadcasting is written with ``max`` and where-clauses, so it is decided
 when sizes are known and checked by NumPy otherwise.
@@ -168,7 +169,7 @@ def _consumed(item: Any, t: Any) -> int:
     if item is None or item is Ellipsis:
         return 0
     if isinstance(item, ArrayRef) and t[item.position].dtype == "bool":
-        return t[item.position].ndim  # (a 0-d mask is refused before)
+        return t[item.position].ndim  # (a 0-d mask: none)
     return 1
 
 
@@ -197,11 +198,6 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
     if sorted(r.position for r in refs) != list(range(given)):
         raise ParamError(f"the index refers to arrays {[r.position for r in refs]} but "
                          f"{given} were given")
-    if any(arrays[r.position].dtype == "bool" and arrays[r.position].ndim == 0 for r in refs):
-        # NumPy adds an axis of 0 or 1 there, at any rank (x[m] of a 0-d x too): not
-        # typed, said before counting the axes (which would call it too many indices)
-        raise ParamError("a 0-d boolean index is not supported; index with x[None] or use "
-                         "kt.where")
     used = sum(_consumed(i, arrays) for i in index)
     if used > x.ndim:
         raise rank_error("index", f"too many indices for tensor: tensor is {x.ndim}-"
@@ -237,11 +233,19 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
             advanced_at.append(position)
             kind = DTypeVar(f"u{k}")
             if t.dtype == "bool":
-                operands.append(typed(a[axis:axis + t.ndim], kind))
+                # each axis of the mask is the axis it indexes, or 0: NumPy checks only
+                # a mask's axes of one element or more (x[np.zeros(0, bool)] of a (3, 2)
+                # array is (0, 2))
+                own = dims(f"k{k}_", t.ndim)
+                operands.append(typed(own, kind))
                 clauses.append(InCategory(kind, "bool"))
-                # the number of true values: unknown, at most the mask's size
+                clauses.extend(checked(((m - n) * m).eq(0), _mask_mismatch(k, j, axis + j))
+                               for j, (m, n) in enumerate(zip(own, a[axis:], strict=False)))
+                # the number of true values: unknown, at most the mask's size (a 0-d
+                # mask uses no axis of x and counts 0 or 1: x[m] is x[None] or
+                # x[None][:0], as NumPy reads it, even beside other index arrays)
                 (count,) = dims(f"m{k}")
-                clauses.append(count <= size_of(a[axis:axis + t.ndim]))
+                clauses.append(count <= size_of(own))
                 groups.append([count])
                 axis += t.ndim
             else:
@@ -282,6 +286,18 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
     else:
         out = broadcast + basic
     return operands, out, clauses, sizes
+
+
+def _mask_mismatch(k: int, j: int, axis: int) -> Callable[[Any, tuple], str]:
+    """NumPy's words for axis ``j`` of mask ``k`` (input ``k + 1``) that is neither 0 nor
+    the size of the axis ``axis`` of x it indexes."""
+    def message(_: Any, types: tuple) -> str:
+        x, mask = types[0].shape, types[k + 1].shape
+        n, m = (None if s is None else s[i] for s, i in ((x, axis), (mask, j)))
+        return f"boolean index did not match indexed array along axis {axis}; size of " \
+               f"axis is {'?' if n is None else n} but size of corresponding boolean " \
+               f"axis is {'?' if m is None else m}"
+    return message
 
 
 def _shape_mismatch(_: Any, types: tuple) -> str:

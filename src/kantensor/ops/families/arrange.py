@@ -96,6 +96,8 @@ def rolled(types: tuple, shift: Any, axis: Any, **_: Any) -> dict[str, Any]:
     if axis is None:
         return {"x": a, "sizes": more, "params": {"shift": shift[0]}}
     axes = axis if isinstance(axis, tuple) else (axis,)
+    if x.ndim == 0:  # (NumPy rolls a 0-d array on axis=None only; () fails unpacking)
+        raise ParamError(f"a 0-d tensor rolls on axis=None only, got axis={axis}")
     if len(shift) != len(axes) and 1 not in (len(shift), len(axes)):
         raise ParamError(f"shift {shift} and axis {axes} do not broadcast")
     resolved = tuple(normalize_axis(a, x.ndim) for a in axes)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...syntax.ast import Clause, DimVar
-from ..params import ParamError, normalize_axes
+from ..params import ParamError, normalize_axes, quantiles_value
 from ..templates import dims, reads_ranks
 from .reductions import reduce_strict
 
@@ -67,6 +67,17 @@ def log_softmax(x: np.ndarray, axis: Any = -1) -> np.ndarray:
     return x - logsumexp(x, axis=axis, keepdims=True)
 
 
+def quantile(x: np.ndarray, q: tuple[str, Any], *args: Any, **kwargs: Any) -> np.ndarray:
+    """NumPy's quantile of ``q`` as the ``quantiles`` parameter holds it (an int or a float,
+    an int64 or float64 array: :func:`~kantensor.ops.params.quantiles_value`)."""
+    return np.quantile(x, quantiles_value(q), *args, **kwargs)
+
+
+def percentile(x: np.ndarray, q: tuple[str, Any], *args: Any, **kwargs: Any) -> np.ndarray:
+    """NumPy's percentile of ``q`` as the ``quantiles`` parameter holds it."""
+    return np.percentile(x, quantiles_value(q), *args, **kwargs)
+
+
 @reads_ranks
 def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[str, Any]:
     """Builder of Ops that keep the shape and work along ``axis`` (softmax): the
@@ -81,26 +92,66 @@ def along(types: tuple, axis: int | tuple[int, ...] | None, **_: Any) -> dict[st
 #: the input's dtype for them.
 DISCRETE = frozenset({"lower", "higher", "nearest", "inverted_cdf", "closest_observation"})
 
+#: quantile methods whose result NumPy 2 makes int64 for an integer x at an integer array q
+#: (float64 elsewhere): not typed.
+_INT64_AT_INTEGER_Q = frozenset({"weibull", "interpolated_inverted_cdf",
+                                 "averaged_inverted_cdf"})
+
 
 @reads_ranks
-def quantiles(types: tuple, q: float | tuple[float, ...], axis: Any, keepdims: bool,
-              method: str = "linear", **_: Any) -> dict[str, Any]:
-    """quantile: the reduction's shape, with one leading axis for a sequence ``q``;
-    every reduced axis must be non-empty (``nonempty``, more where-clauses); ``qdims``
-    (0 or 1, the rank of q) and ``discrete`` (1 for a method that picks elements)
-    select the dtype rule."""
+def quantiles(types: tuple, q: Any, axis: Any, keepdims: bool, method: str = "linear",
+              **_: Any) -> dict[str, Any]:
+    """quantile: see :func:`_quantiles`."""
+    return _quantiles(types, q, axis, keepdims, method)
+
+
+@reads_ranks
+def percentiles(types: tuple, q: Any, axis: Any, keepdims: bool, method: str = "linear",
+                **_: Any) -> dict[str, Any]:
+    """percentile: :func:`_quantiles` of ``q / 100``."""
+    return _quantiles(types, q, axis, keepdims, method, scale=100)
+
+
+def _quantiles(types: tuple, q: tuple[str, Any], axis: Any, keepdims: bool, method: str,
+               scale: int = 1) -> dict[str, Any]:
+    """quantile: the reduction's shape, after q's shape (q of rank 0 to 2); every reduced
+    axis must be non-empty (``nonempty``, more where-clauses); ``qdims`` (0 for a Python
+    number, which NumPy casts to a float x's dtype; 1 for an array, whose float64 or
+    integer dtype NumPy promotes with x's: float64) and ``discrete`` (1 where NumPy picks
+    elements: a method that does, or ``linear`` at integer q, which NumPy does not
+    interpolate) select the dtype rule. A q of a narrower float dtype (float32) would
+    promote with x's by NumPy's table: refused where NumPy interpolates. An empty q needs
+    the reduced axes non-empty as any other (NumPy runs it on empty integer axes, not on
+    empty float ones: refused on both). ``scale``: 100 for percentile (whose q NumPy
+    divides by 100 first, so an integer q is no element's position there)."""
     (x,) = types
-    for value in q if isinstance(q, tuple) else (q,):
-        if not 0 <= value <= 1:
-            raise ParamError(f"quantiles must be in the range [0, 1], got {value}")
+    kind = q[0]
+    values = np.asarray(quantiles_value(q))
+    if values.ndim > 2:
+        raise ParamError("q must be a scalar or 1d (NumPy's words; it takes 2-d too)")
+    if values.size == 0 and values.ndim > 1:  # (NumPy's check takes q.min() then)
+        raise ParamError("zero-size array to reduction operation minimum which has no "
+                         "identity (q is empty)")
+    for value in values.ravel().tolist():
+        if not 0 <= value <= scale:
+            raise ParamError(f"{'percentiles' if scale != 1 else 'quantiles'} must be in "
+                             f"the range [0, {scale}], got {value}")
+    picks = method in DISCRETE or scale == 1 and method == "linear" and \
+        values.dtype.kind in "iu"
+    if not picks and (kind in ("float16", "float32") or scale == 1 and method in
+                      _INT64_AT_INTEGER_Q and kind not in ("int", "float") and
+                      values.dtype.kind in "iu"):
+        raise ParamError(f"q of dtype {values.dtype} is not supported where method "
+                         f"{method!r} interpolates (NumPy promotes it with x's dtype by "
+                         "rules of its own): give Python numbers or a float64 array")
     axes = normalize_axes(axis, x.ndim)
     a = dims("a", x.ndim)
     kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in axes]
-    lead = [len(q)] if isinstance(q, tuple) else []
-    return {"x": a, "y": lead + kept,
+    return {"x": a, "y": list(values.shape) + kept,
             "nonempty": [a[i] >= 1 for i in axes] + _not_all_empty(a, axes),
-            "qdims": len(lead), "discrete": int(method in DISCRETE), "params": {"axis": axes}}
+            "qdims": int(kind not in ("int", "float")), "discrete": int(picks),
+            "params": {"axis": axes}}
 
 
 def _not_all_empty(a: list[DimVar], axes: tuple[int, ...]) -> list[Clause]:
