@@ -1,7 +1,9 @@
 """A query's answer writes its sizes under its own conditions: a divisor the Dim algebra
 keeps as a ``0//v`` term (``n//m - n//m + n`` is ``n + 0//m``, no value at ``m == 0``)
 is 0 wherever the answer's conditions show ``v`` nonzero, so the answer reads ``i``
-where ``j >= 1``, not ``i + 0//j``; where no condition does, the term stays.
+where ``j >= 1``, not ``i + 0//j``; where no condition does, the term stays. A divisor
+that may be negative is stated too (``i - j != 0``), then folded under it: the answer
+of ``n + 0*((n+1)//(n - m))`` was ``i + 0//(i - j)`` under a tautology.
 
 Judged by brute force with Python's own arithmetic, never by kantensor: at every size
 in 0..6 where the answer's where-clause (its text, evaluated by Python) holds, the
@@ -33,6 +35,12 @@ CASES = [
     ("n//m - n//m + n", "m >= 2"),
     ("n//m - n//m + n + m//n - m//n", ""),
     ("(n//m) % 1 + n", ""),
+    # a divisor that may be negative: stated (i - j != 0), then folded under it
+    ("n + 0*((n+1)//(n - m))", ""),
+    ("n + 0*(n % (m - n))", ""),
+    ("n + 0*((n+1)//(2 - m))", ""),
+    ("(n + 1)//(n - m) - (n + 1)//(n - m) + m", ""),
+    ("n + 0*((n+1)//(n - m))", "n >= m"),
 ]
 #: the two inputs' sizes (a name or an int)
 INPUTS = [("i", "j"), ("i", "i"), (3, "j"), ("i", 2)]

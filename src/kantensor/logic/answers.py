@@ -208,7 +208,10 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
     too): a broadcast's condition is NumPy's (:func:`broadcastable` where its result is
     its rule's value, :func:`broadcast_onto` where the result is a size of its own);
     and a size an equation ``defined`` (``v + 1 == n``: ``v = n - 1``) is >= 0 (so n >= 1),
-    as make_node's answer says."""
+    as make_node's answer says. Each size an equation or where-clause divides by is
+    nonzero (:func:`~kantensor.types.factsatoms.nonzero`), said first: where it is 0
+    the clause has no value (``i - j != 0`` before ``i//(i - j) >= 0``)."""
+    needs: list[Clause] = []
     out: list[Clause] = [Condition(known[v], ">=", 0) for v in defined
                          if not (isinstance(known[v], int) and known[v] >= 0)]
     for c in pending:
@@ -239,13 +242,25 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         except ZeroDivisionError:  # (a divisor the answer's values make 0: nowhere)
             return [REFUTED]
         op = "==" if isinstance(c, Equation) else c.op
-        if isinstance(left - right, int) and COMPARE[op](left - right, 0):
-            continue  # settled by the values
+        try:  # its divisors, the clause's and its values' (kept as 0//(i - j) too):
+            divisors = [substitute(d.value(s), known)  # stated by nonzero's rule, so the
+                        for d in c.left.divisors() + c.right.divisors()]  # facts fold them
+        except ZeroDivisionError:
+            return [REFUTED]
+        for d in [*divisors, *size_divisors(left), *size_divisors(right)]:
+            if isinstance(d, int):
+                if d == 0:
+                    return [REFUTED]
+            elif (divisor := nonzero(d)) not in needs:
+                needs.append(divisor)
+        if left == right and op in ("==", ">=", "<=") or \
+                isinstance(left - right, int) and COMPARE[op](left - right, 0):
+            continue  # settled by the values (where they have one: their divisors)
         constraint = nonzero(left) if type(c) is Divisor else Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
-    kept = facts_of(s).reduce(out)  # ints decided (``3 == 1``), implied cases dropped
-    return [REFUTED] if kept is None else kept
+    kept = facts_of(s).reduce(needs + out)  # ints decided (``3 == 1``), implied cases
+    return [REFUTED] if kept is None else kept  # dropped
 
 
 #: The residual of a state whose constraints no named sizes meet (a case that holds
