@@ -118,3 +118,35 @@ def test_run_over_a_divisor_that_divides_answers_every_size_some_input_gives(tex
     given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
              if shape is not None and shape[0] in OUT_SIZES}
     assert given and given <= found, (text, sizes, given - found)
+
+
+#: divisors that are polynomials of degree 2 or more in the size: from some size on the
+#: quotient is a polynomial (its dividend over the divisor, the coefficients ints but
+#: for the last) and the remainder the polynomial left, so the sizes below are tried one
+#: by one; a grounding no size gives was answered (0 and 1 of (m**3 + 1)//m**2)
+POLYNOMIAL = [("(n),(m)->((m*m*m+1)//(m*m))", lambda n, m: ((m**3 + 1) // (m * m),)),
+              ("(n),(m)->((m*m+1)//(m*m))", lambda n, m: ((m * m + 1) // (m * m),)),
+              ("(n),(m)->((2*m*m+m)//(m*m+1))", lambda n, m: ((2 * m * m + m) // (m * m + 1),)),
+              ("(n),(m)->((m*m*m) % (m*m-1))", lambda n, m: (m**3 % (m * m - 1),)),
+              ("(n),(m)->((3*m*m+n) % (2*m*m))", lambda n, m: ((3 * m * m + n) % (2 * m * m),)),
+              ("(n),(m)->((m*m)//(2*m*m-1) + n)", lambda n, m: ((m * m) // (2 * m * m - 1) + n,)),
+              ("(n),(m)->((m*m*m+5)//(m*m-m+3))", lambda n, m: ((m**3 + 5) // (m * m - m + 3),)),
+              ("(n),(m)->(n//(m*m+1))", lambda n, m: (n // (m * m + 1),)),
+              ("(n),(m)->((n*m*m + 2) % (m*m))", lambda n, m: ((n * m * m + 2) % (m * m),))]
+
+
+@pytest.mark.parametrize("sizes", [(3, "b"), (3, None), (0, "b"), (1, None)],
+                         ids=["3-b", "3-open", "0-b", "1-open"])
+@pytest.mark.parametrize(("text", "fn"), POLYNOMIAL, ids=[c[0] for c in POLYNOMIAL])
+def test_run_over_a_polynomial_divisor_grounds_exactly_the_sizes_some_input_gives(
+        text, fn, sizes):
+    op = kt.op(text, name="polynomial")(lambda a, b: a)
+    second = kt.Dim(sizes[1]) if sizes[1] else var()
+    types = [kt.pattern("float32", (sizes[0],)),
+             kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, OUT_SIZES)))
+    given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
+             if shape is not None and shape[0] in OUT_SIZES}
+    assert found == given, (text, sizes, found - given, given - found)

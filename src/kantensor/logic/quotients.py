@@ -175,7 +175,13 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         return ((n // d if atom.op == "//" else n % d), start) if isinstance(n, int) else None
     line = linear_form(d, v)
     top = _coefficients(n, v)
-    if line is None or line[0] == 0 or top is None:
+    if top is None:
+        return None
+    if line is None:  # (a divisor of degree 2 or more)
+        found = _by_polynomial(top, _coefficients(d, v), v)
+        return None if found is None else \
+            (found[0] if atom.op == "//" else found[1], max(start, found[2]))
+    if line[0] == 0:
         return None
     (a2, b2), x = line, Dim(v) if isinstance(v, str) else unknown(v)
     sign = 1 if a2 > 0 else -1  # n // d is (-n) // (-d), n % d is -((-n) % (-d))
@@ -192,6 +198,48 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         q, r, s = q - 1, a2, b2 + s
     start = max(start, _from(r, s, 0), _from(a2 - r, b2 - s, 1))  # 0 <= r*v + s < d
     return (q if atom.op == "//" else sign * (r * x + s)), start
+
+
+def _by_polynomial(top: dict[int, int], bottom: dict[int, int] | None, v: Any
+                   ) -> tuple[DimLike, DimLike, int] | None:
+    """``(quotient, remainder, start)`` of ``n // d`` and ``n % d`` for polynomials ``n``
+    (``top``) and ``d`` (``bottom``, its coefficients by power) in ``v``, where from
+    ``start`` on both are polynomials: ``n == q*d + r`` with ``q``'s coefficients ints
+    (each an exact quotient by ``d``'s leading coefficient but the last, a floor) and
+    ``0 <= r < d`` past the roots of ``r`` and ``d - r`` (``r`` read as ``r + d``, ``q``
+    as ``q - 1``, where ``r`` ends negative); a falling ``d`` with both signs turned,
+    as Python's ``//`` and ``%`` allow. None where ``q`` has another coefficient."""
+    if bottom is None:
+        return None
+    high = max(k for k, c in bottom.items() if c)
+    sign = 1 if bottom[high] > 0 else -1
+    top = {k: sign * c for k, c in top.items()}
+    bottom = {k: sign * c for k, c in bottom.items()}
+    left, quotient = dict(top), {}
+    for k in range(max(top), high - 1, -1):
+        c, odd = divmod(left.get(k, 0), bottom[high])
+        if odd and k > high:
+            return None  # (a coefficient no int: no polynomial from any size on)
+        quotient[k - high] = c
+        for j, b in bottom.items():
+            left[j + k - high] = left.get(j + k - high, 0) - c * b
+    x = Dim(v) if isinstance(v, str) else unknown(v)
+    q, r, d = (_polynomial(p, x) for p in (quotient, left, bottom))
+    if not isinstance(r, int) and _leading(r, v) < 0 or isinstance(r, int) and r < 0:
+        q, r = q - 1, r + d
+    start = 0
+    for part in (r, d - r):
+        if not isinstance(part, int):
+            past = _past_roots(part, v, 0)
+            if past is None:
+                return None
+            start = max(start, past)
+    return q, sign * r, start
+
+
+def _polynomial(coefficients: dict[int, int], x: Dim) -> DimLike:
+    """The polynomial in ``x`` with these coefficients by power."""
+    return sum((c if k == 0 else c * x**k for k, c in coefficients.items() if c), 0)
 
 
 def _divided_exactly(top: dict[int, int], a: int, b: int) -> tuple[dict, int] | None:
