@@ -150,3 +150,47 @@ def test_run_over_a_polynomial_divisor_grounds_exactly_the_sizes_some_input_give
     given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
              if shape is not None and shape[0] in OUT_SIZES}
     assert found == given, (text, sizes, found - given, given - found)
+
+
+#: found by a random hunt (one relation, run beside membero, against Python): waiting
+#: equations that hold at no sizes, over two unknowns (``0 == max(m, 2) + n``), over one
+#: a remainder or quotient by an int splits into classes (``(m % 2) % m``), or a
+#: remainder no divisor gives; each the input sizes (an int, a name, or None: open)
+HUNTED = [
+    ("max(max((m//m) % (m + n), (n % m) % (m + 4)), m)", (None, "b")),
+    ("(1//m) % (m % (m % (n % m)))", (None, None)),
+    ("max(m, 2) + n", (None, None)),
+    ("((m - m + m*m)*((m % 2) % m)) % 4", (0, None)),
+    ("(((m//n) % n) % max(n*m, 1 % n))*((6//(m//m)) % min(n*m, 1))", (3, None)),
+    ("(m//max(m, 2)) % max(m - m, m*m)", (0, "b")),
+    ("max(m, (n - m)//min(m, n))", (3, "b")),
+    ("((m - 1 + n) % max(1, n//m)) % min(m*(n//n), 3)", (None, "b")),
+    ("(2//m)//(n//4)", (None, None)),
+    ("max((3 % m)//(m//m), (m % n)//2)*(2*max(n - n, 0 % m))", (3, None)),
+    ("(m % n)*n + n + 3", (None, None)),
+    ("(n - m)//(m//m)", (0, None)),
+    ("(m//4)//m", (None, None)),
+    ("((m + m) % 3) % (min(4, m)//(n*m))", (3, None)),
+    ("(m*m) % 4", (1, "b")),
+    ("max(m, m*1) % ((m + m)//m)", (0, None)),
+]
+#: the sizes an open or named size is judged at (every grounding here is reached below)
+BOTH = range(40)
+
+
+@pytest.mark.parametrize(("expr", "sizes"), HUNTED, ids=[c[0] for c in HUNTED])
+def test_run_grounds_what_some_size_gives_where_a_waiting_equation_holds_nowhere(
+        expr, sizes):
+    op = kt.op(f"(n),(m)->({expr})", name="hunted")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) if isinstance(s, str)
+             else kt.pattern("float32", (var() if s is None else s,)) for s in sizes]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, OUT_SIZES)))
+    given = set()
+    for n, m in itertools.product(*([s] if isinstance(s, int) else BOTH for s in sizes)):
+        shape = _python(lambda n, m: (eval(expr, {"min": min, "max": max},  # noqa: S307
+                                           {"n": n, "m": m}),), n, m)
+        if shape is not None and shape[0] in OUT_SIZES:
+            given.add(shape[0])
+    assert found == given, (expr, sizes, found - given, given - found)

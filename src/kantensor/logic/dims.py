@@ -22,7 +22,7 @@ from ..types.dimminmax import DIM_CALLS
 from ..types.divisors import size_divisors
 from ..types.symbols import free_symbols, substitute
 from .oneunknown import candidates, solve_one
-from .quotients import named_values
+from .quotients import named_values, no_divisor
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -142,7 +142,7 @@ class Equation(Constraint):
                 return None  # 2 == 3//b: no size b (:mod:`.quotients`)
             return (s, False) if decided is None else _done(self, s) if decided else None
         if len(unknowns) != 1 or len(unknowns) != len(free_symbols(diff)):
-            return s, False
+            return None if nowhere(diff, s) else (s, False)
         (v,) = unknowns
         solution = solve_one(diff, v)
         if solution is NO_SOLUTION:
@@ -150,7 +150,7 @@ class Equation(Constraint):
         if solution is None:
             solution = self._only_candidate(diff, v, s, pending)
             if solution is None:
-                return s, False
+                return None if nowhere(diff, s) else (s, False)
             if solution is NO_SOLUTION:
                 return None
         out = unify_oc(v, solution, s)
@@ -289,6 +289,18 @@ class Divisor(Compare):
 
     def explain(self, s: dict) -> str:
         return Reason(f"{self.text} divides by zero", "")
+
+
+def nowhere(diff: Dim, s: dict) -> bool:
+    """Whether the facts refute ``diff == 0`` at every value of its sizes and unknowns
+    (each a size, >= 0): an equation left waiting (two unknowns, or one it cannot solve)
+    that holds nowhere fails now, not as a pending condition a goal beside it (``run``'s
+    ``membero``) never sees (``0 == max(m, 2) + n``, ``2 == 4 % max(m - n, 1)``)."""
+    if no_divisor(diff):
+        return True
+    facts = facts_of(s)
+    return facts.decide((diff, "==", 0)) is False or \
+        facts.decide((diff, ">=", 0)) is False or facts.decide((-diff, ">=", 0)) is False
 
 
 def _done(c: Equation | Compare, s: dict) -> Progress:
