@@ -194,3 +194,34 @@ def test_run_grounds_what_some_size_gives_where_a_waiting_equation_holds_nowhere
         if shape is not None and shape[0] in OUT_SIZES:
             given.add(shape[0])
     assert found == given, (expr, sizes, found - given, given - found)
+
+
+#: two named sizes under a where-clause: an output size the where-clause's sizes never
+#: give (``a + b == 5`` beside ``3 > max(a, b)``; ``b % a`` beside ``a == 0``) is no
+#: grounding (the facts and the where-clause together refute it)
+NAMED = ["m + n where 3 > max(n, m)", "m % n where m == m + n",
+         "m*max(m, n) + n where n > m", "n + m where n + m <= 2*min(n, m) + 1",
+         "max(n, m) - min(n, m) where n % 3 == 0 and m % 3 == 0"]
+
+
+@pytest.mark.parametrize("text", NAMED)
+def test_run_over_named_sizes_grounds_what_their_where_clause_allows(text):
+    expr, clause = text.split(" where ")
+    op = kt.op(f"(n),(m)->({expr}) where {clause.replace(' and ', ', ')}",
+               name="named")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) for s in "ab"]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, tuple(range(8)))))
+    calls = {"min": min, "max": max}
+
+    def fn(n: int, m: int) -> tuple:
+        at = {"n": n, "m": m}
+        return (eval(expr, calls, at),) if eval(clause, calls, at) else (-1,)  # noqa: S307
+
+    given = set()
+    for n, m in itertools.product(BOTH, BOTH):
+        shape = _python(fn, n, m)
+        if shape is not None and shape[0] < 8:
+            given.add(shape[0])
+    assert found == given, (text, found - given, given - found)
