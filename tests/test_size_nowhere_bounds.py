@@ -23,7 +23,9 @@ DECIDED = ["k < n//n + 1", "k >= (n + 1)//n", "k <= n//n - 1", "k + n//n <= 0",
            "3*k + (n + 2)//n < 4", "k >= n//(n + 1)",
            # remainders: at most b - 1, at most a - j*b where a >= j*b, at least 0
            "k <= n % n - 1", "k < n % (n + 1) - n", "k > (n + 1) % n + n",
-           "k + 1 <= n % n", "2*k < n % (n + 2) - n + 1"]
+           "k + 1 <= n % n", "2*k < n % (n + 2) - n + 1",
+           # min and max: of their arguments' bounds
+           "k <= min(n, n//n) - 1", "k <= max(n//n, n % n)", "2*k < min(n//n, n) + 1"]
 #: others: whatever the front ends say, all three agree and never refuse where some
 #: size holds
 OTHERS = ["k >= (n*n + 1)//n", "k > n//(2*n) + 1", "k <= (n*n) % n - 1"]

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .dim import Dim, DimLike
+from .dimminmax import dim_max, dim_min
 from .poly import Opaque
 
 __all__ = ["MOST", "upper"]
@@ -31,13 +32,20 @@ Decide = Callable[[tuple[DimLike, str, int]], "bool | None"]
 
 def upper(d: Dim, decide: Decide) -> DimLike | None:
     """A size no smaller than ``d`` wherever the facts behind ``decide`` hold and ``d``
-    has a value: each quotient or remainder term of ``d`` at its bound; None where no
-    bound is known for any (``decide`` must imply each divisor ``>= 1``)."""
+    has a value: each quotient or remainder term of ``d`` at its bound, and each min or
+    max (of a positive coefficient) of its arguments' bounds; None where no bound is
+    known for any (``decide`` must imply each divisor ``>= 1``)."""
     out: DimLike = d
     for mono, c in d._terms:
         if len(mono) != 1 or mono[0][1] != 1:
             continue
         atom = mono[0][0]
+        if type(atom) is Opaque and atom.op in ("min", "max") and c > 0:
+            bounds = [x if isinstance(x, int) else upper(x, decide) or x for x in atom.args]
+            if any(x is not y for x, y in zip(bounds, atom.args, strict=True)):
+                made = dim_min if atom.op == "min" else dim_max
+                out = out - c * made(*atom.args) + c * made(*bounds)
+            continue  # (min(b, a//a) is at most min(b, 1))
         if type(atom) is not Opaque or atom.op not in ("//", "%") or \
                 isinstance(atom.args[1], int):
             continue
