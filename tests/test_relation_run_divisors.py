@@ -202,7 +202,7 @@ def test_run_grounds_what_some_size_gives_where_a_waiting_equation_holds_nowhere
 NAMED = ["m + n where 3 > max(n, m)", "m % n where m == m + n",
          "m*max(m, n) + n where n > m", "n + m where n + m <= 2*min(n, m) + 1",
          "max(n, m) - min(n, m) where n % 3 == 0 and m % 3 == 0",
-         "min(m, n//n) where max(0, n) != 2"]
+         "min(m, n//n) where max(0, n) != 2", "max(n, m//m) where n + 1 > 0"]
 
 
 @pytest.mark.parametrize("text", NAMED)
