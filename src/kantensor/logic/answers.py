@@ -260,7 +260,15 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         if constraint not in out:
             out.append(constraint)
     kept = facts_of(s).reduce(needs + out)  # ints decided (``3 == 1``), implied cases
-    return [REFUTED] if kept is None else kept  # dropped
+    return [REFUTED] if kept is None or apart(kept, facts_of(s)) else kept  # dropped
+
+
+def apart(kept: list[Clause], facts: Facts) -> bool:
+    """Whether a ``!=`` condition of ``kept`` is refuted by the others (``a - b != 0``
+    beside ``2*b == a + b``): each is reduced by the facts alone, and the prover's
+    triples leave ``!=`` out, so the two were kept, a condition that holds nowhere."""
+    return any(type(c) is Condition and c.op == "!=" and
+               facts.with_(*(x for x in kept if x is not c)).decide(c) is False for c in kept)
 
 
 #: The residual of a state whose constraints no named sizes meet (a case that holds
@@ -359,7 +367,7 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
     except ZeroDivisionError:
         return None
     kept = facts.reduce(clauses)
-    if kept is None:
+    if kept is None or apart(kept, facts):
         return None
     # a size is >= 0: one an equation defines (``n + 1 == N``: ``n == N - 1``) is a size
     # only where its value is >= 0 (N >= 1), unless the other conditions say so

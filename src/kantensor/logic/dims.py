@@ -307,6 +307,8 @@ def nowhere(diff: Dim, s: dict, pending: Iterable = ()) -> bool:
     stated = _stated(pending, s)
     if stated:
         facts = facts.with_(*stated)
+    if any(facts.decide((d, "==", 0)) is True for d in size_divisors(diff)):
+        return True  # (no value: ``o == b//(a - b)`` beside ``a == b``)
     return facts.decide((diff, "==", 0)) is False or \
         facts.decide((diff, ">=", 0)) is False or facts.decide((-diff, ">=", 0)) is False
 
