@@ -92,7 +92,8 @@ def test_answer_folds_a_divisor_its_conditions_show_nonzero(expr, where, sizes):
             assert value is not None and value == _truth(expr, where, sizes, env), (
                 text, sizes, answer, env, value)
             got.add(tuple(env[x] for x in names))
-        for v in KEPT.findall(size_text):  # a kept divisor: needed somewhere it holds
+        for v in KEPT.findall(f"{size_text} {cond}"):  # a kept divisor, in the size or
+            # its where-clause (i + 0//(i - j) >= 0 beside i - j != 0): needed where it holds
             assert any(_py(v, env) == 0 for env in points), (
                 f"{text} at {sizes}: {answer} keeps 0//{v}, but {v} is nonzero at every "
                 f"size in 0..6 where {cond or 'anything'} holds")

@@ -259,6 +259,11 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         constraint = nonzero(left) if type(c) is Divisor else Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
+    if needs:  # (each clause written where its divisors are nonzero, as they are stated:
+        under = facts_of(s).with_(*needs)  # i + 0//(i - j) >= 0 is i >= 0 there)
+        out = [Condition(under.simplify(c.left), c.op, under.simplify(c.right), c.source)
+               if type(c) is Condition and (by_size(c.left) or by_size(c.right)) else c
+               for c in out]
     kept = facts_of(s).reduce(needs + out)  # ints decided (``3 == 1``), implied cases
     return [REFUTED] if kept is None or apart(kept, facts_of(s)) else kept  # dropped
 
