@@ -132,7 +132,11 @@ POLYNOMIAL = [("(n),(m)->((m*m*m+1)//(m*m))", lambda n, m: ((m**3 + 1) // (m * m
               ("(n),(m)->((m*m)//(2*m*m-1) + n)", lambda n, m: ((m * m) // (2 * m * m - 1) + n,)),
               ("(n),(m)->((m*m*m+5)//(m*m-m+3))", lambda n, m: ((m**3 + 5) // (m * m - m + 3),)),
               ("(n),(m)->(n//(m*m+1))", lambda n, m: (n // (m * m + 1),)),
-              ("(n),(m)->((n*m*m + 2) % (m*m))", lambda n, m: ((n * m * m + 2) % (m * m),))]
+              ("(n),(m)->((n*m*m + 2) % (m*m))", lambda n, m: ((n * m * m + 2) % (m * m),)),
+              # a polynomial over a named size: its int roots (review21A)
+              ("(n),(m)->((m*3)*(m-3) + n)", lambda n, m: ((m * 3) * (m - 3) + n,)),
+              ("(n),(m)->(m*m - 2*m + n)", lambda n, m: (m * m - 2 * m + n,)),
+              ("(n),(m)->((m-1)*(n*m))", lambda n, m: ((m - 1) * (n * m),))]
 
 
 @pytest.mark.parametrize("sizes", [(3, "b"), (3, None), (0, "b"), (1, None)],

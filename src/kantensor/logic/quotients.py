@@ -106,6 +106,9 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if len(names) != 1 or not isinstance(next(iter(names)), str):
         return None
     (name,) = names
+    if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
+        roots = _int_roots(diff, name)  # none)
+        return roots if roots is None or roots else NO_SOLUTION
     if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
         return None
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
@@ -117,6 +120,22 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
+
+
+def _int_roots(diff: Dim, v: Any) -> tuple[int, ...] | None:
+    """The sizes that are roots of a polynomial in ``v`` alone (each divides its lowest
+    coefficient, or is 0); None where it is no such polynomial or that coefficient is
+    past :data:`MAX_DIVIDEND`."""
+    coefficients = _coefficients(diff, v)
+    if coefficients is None:
+        return None
+    low = min(k for k, c in coefficients.items() if c)
+    lowest = abs(coefficients[low])
+    if lowest > MAX_DIVIDEND:
+        return None
+    tried = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
+    return tuple(r for r in sorted(tried)
+                 if sum(c * r**k for k, c in coefficients.items()) == 0)
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
