@@ -26,10 +26,12 @@ DECIDED = ["k < n//n + 1", "k >= (n + 1)//n", "k <= n//n - 1", "k + n//n <= 0",
            "k + 1 <= n % n", "2*k < n % (n + 2) - n + 1",
            # min and max: of their arguments' bounds
            "k <= min(n, n//n) - 1", "k <= max(n//n, n % n)", "2*k < min(n//n, n) + 1",
-           "max(n//n, n % n) + k < 1", "max(n//n, 0) + 2*k < 3"]
+           "max(n//n, n % n) + k < 1", "max(n//n, 0) + 2*k < 3",
+           # a form the facts give where the divisors are nonzero ((n*n) % n is 0)
+           "k <= (n*n) % n - 1"]
 #: others: whatever the front ends say, all three agree and never refuse where some
 #: size holds
-OTHERS = ["k >= (n*n + 1)//n", "k > n//(2*n) + 1", "k <= (n*n) % n - 1"]
+OTHERS = ["k >= (n*n + 1)//n", "k > n//(2*n) + 1"]
 
 
 def _somewhere(clause: str, k: int) -> bool:
