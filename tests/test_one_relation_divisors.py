@@ -52,6 +52,10 @@ CASES: list[tuple[str, Callable[[int, int], tuple | None]]] = [
     ("(n),(m)->(n//m - n//m + n)", lambda n, m: (n // m - n // m + n,)),
     ("(n),(m)->((3 % (3*m)) % 3 + n)", lambda n, m: ((3 % (3 * m)) % 3 + n,)),
     ("(n),(m)->(n + min(2//m, 0))", lambda n, m: (n + min(2 // m, 0),)),
+    # a where-clause that fixes the divisor to 0 (query raised ZeroDivisionError)
+    ("(n),(m)->(m%n) where m == m + n", lambda n, m: (m % n,) if m == m + n else None),
+    ("(n),(m)->(m//(n - m)) where 2*m == m + n", lambda n, m: (m // (n - m),)
+     if 2 * m == m + n else None),
 ]
 #: the inputs' sizes: named, named alike, or an int beside a name
 INPUTS = [("a", "b"), ("a", "a"), (0, "b"), (3, "b"), ("a", 2), ("a", 0)]

@@ -1,7 +1,9 @@
 """A query's answer writes its sizes under its own conditions: a divisor the Dim algebra
 keeps as a ``0//v`` term (``n//m - n//m + n`` is ``n + 0//m``, no value at ``m == 0``)
 is 0 wherever the answer's conditions show ``v`` nonzero, so the answer reads ``i``
-where ``j >= 1``, not ``i + 0//j``; where no condition does, the term stays.
+where ``j >= 1``, not ``i + 0//j``; where no condition does, the term stays. A divisor
+that may be negative is stated too (``i - j != 0``), then folded under it: the answer
+of ``n + 0*((n+1)//(n - m))`` was ``i + 0//(i - j)`` under a tautology.
 
 Judged by brute force with Python's own arithmetic, never by kantensor: at every size
 in 0..6 where the answer's where-clause (its text, evaluated by Python) holds, the
@@ -33,6 +35,12 @@ CASES = [
     ("n//m - n//m + n", "m >= 2"),
     ("n//m - n//m + n + m//n - m//n", ""),
     ("(n//m) % 1 + n", ""),
+    # a divisor that may be negative: stated (i - j != 0), then folded under it
+    ("n + 0*((n+1)//(n - m))", ""),
+    ("n + 0*(n % (m - n))", ""),
+    ("n + 0*((n+1)//(2 - m))", ""),
+    ("(n + 1)//(n - m) - (n + 1)//(n - m) + m", ""),
+    ("n + 0*((n+1)//(n - m))", "n >= m"),
 ]
 #: the two inputs' sizes (a name or an int)
 INPUTS = [("i", "j"), ("i", "i"), (3, "j"), ("i", 2)]
@@ -84,7 +92,8 @@ def test_answer_folds_a_divisor_its_conditions_show_nonzero(expr, where, sizes):
             assert value is not None and value == _truth(expr, where, sizes, env), (
                 text, sizes, answer, env, value)
             got.add(tuple(env[x] for x in names))
-        for v in KEPT.findall(size_text):  # a kept divisor: needed somewhere it holds
+        for v in KEPT.findall(f"{size_text} {cond}"):  # a kept divisor, in the size or
+            # its where-clause (i + 0//(i - j) >= 0 beside i - j != 0): needed where it holds
             assert any(_py(v, env) == 0 for env in points), (
                 f"{text} at {sizes}: {answer} keeps 0//{v}, but {v} is nonzero at every "
                 f"size in 0..6 where {cond or 'anything'} holds")

@@ -118,3 +118,115 @@ def test_run_over_a_divisor_that_divides_answers_every_size_some_input_gives(tex
     given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
              if shape is not None and shape[0] in OUT_SIZES}
     assert given and given <= found, (text, sizes, given - found)
+
+
+#: divisors that are polynomials of degree 2 or more in the size: from some size on the
+#: quotient is a polynomial (its dividend over the divisor, the coefficients ints but
+#: for the last) and the remainder the polynomial left, so the sizes below are tried one
+#: by one; a grounding no size gives was answered (0 and 1 of (m**3 + 1)//m**2)
+POLYNOMIAL = [("(n),(m)->((m*m*m+1)//(m*m))", lambda n, m: ((m**3 + 1) // (m * m),)),
+              ("(n),(m)->((m*m+1)//(m*m))", lambda n, m: ((m * m + 1) // (m * m),)),
+              ("(n),(m)->((2*m*m+m)//(m*m+1))", lambda n, m: ((2 * m * m + m) // (m * m + 1),)),
+              ("(n),(m)->((m*m*m) % (m*m-1))", lambda n, m: (m**3 % (m * m - 1),)),
+              ("(n),(m)->((3*m*m+n) % (2*m*m))", lambda n, m: ((3 * m * m + n) % (2 * m * m),)),
+              ("(n),(m)->((m*m)//(2*m*m-1) + n)", lambda n, m: ((m * m) // (2 * m * m - 1) + n,)),
+              ("(n),(m)->((m*m*m+5)//(m*m-m+3))", lambda n, m: ((m**3 + 5) // (m * m - m + 3),)),
+              ("(n),(m)->(n//(m*m+1))", lambda n, m: (n // (m * m + 1),)),
+              ("(n),(m)->((n*m*m + 2) % (m*m))", lambda n, m: ((n * m * m + 2) % (m * m),)),
+              # a polynomial over a named size: its int roots (review21A)
+              ("(n),(m)->((m*3)*(m-3) + n)", lambda n, m: ((m * 3) * (m - 3) + n,)),
+              ("(n),(m)->(m*m - 2*m + n)", lambda n, m: (m * m - 2 * m + n,)),
+              ("(n),(m)->((m-1)*(n*m))", lambda n, m: ((m - 1) * (n * m),))]
+
+
+@pytest.mark.parametrize("sizes", [(3, "b"), (3, None), (0, "b"), (1, None)],
+                         ids=["3-b", "3-open", "0-b", "1-open"])
+@pytest.mark.parametrize(("text", "fn"), POLYNOMIAL, ids=[c[0] for c in POLYNOMIAL])
+def test_run_over_a_polynomial_divisor_grounds_exactly_the_sizes_some_input_gives(
+        text, fn, sizes):
+    op = kt.op(text, name="polynomial")(lambda a, b: a)
+    second = kt.Dim(sizes[1]) if sizes[1] else var()
+    types = [kt.pattern("float32", (sizes[0],)),
+             kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, OUT_SIZES)))
+    given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
+             if shape is not None and shape[0] in OUT_SIZES}
+    assert found == given, (text, sizes, found - given, given - found)
+
+
+#: found by a random hunt (one relation, run beside membero, against Python): waiting
+#: equations that hold at no sizes, over two unknowns (``0 == max(m, 2) + n``), over one
+#: a remainder or quotient by an int splits into classes (``(m % 2) % m``), or a
+#: remainder no divisor gives; each the input sizes (an int, a name, or None: open)
+HUNTED = [
+    ("max(max((m//m) % (m + n), (n % m) % (m + 4)), m)", (None, "b")),
+    ("(1//m) % (m % (m % (n % m)))", (None, None)),
+    ("max(m, 2) + n", (None, None)),
+    ("((m - m + m*m)*((m % 2) % m)) % 4", (0, None)),
+    ("(((m//n) % n) % max(n*m, 1 % n))*((6//(m//m)) % min(n*m, 1))", (3, None)),
+    ("(m//max(m, 2)) % max(m - m, m*m)", (0, "b")),
+    ("max(m, (n - m)//min(m, n))", (3, "b")),
+    ("((m - 1 + n) % max(1, n//m)) % min(m*(n//n), 3)", (None, "b")),
+    ("(2//m)//(n//4)", (None, None)),
+    ("max((3 % m)//(m//m), (m % n)//2)*(2*max(n - n, 0 % m))", (3, None)),
+    ("(m % n)*n + n + 3", (None, None)),
+    ("(n - m)//(m//m)", (0, None)),
+    ("(m//4)//m", (None, None)),
+    ("((m + m) % 3) % (min(4, m)//(n*m))", (3, None)),
+    ("(m*m) % 4", (1, "b")),
+    ("max(m, m*1) % ((m + m)//m)", (0, None)),
+]
+#: the sizes an open or named size is judged at (every grounding here is reached below)
+BOTH = range(40)
+
+
+@pytest.mark.parametrize(("expr", "sizes"), HUNTED, ids=[c[0] for c in HUNTED])
+def test_run_grounds_what_some_size_gives_where_a_waiting_equation_holds_nowhere(
+        expr, sizes):
+    op = kt.op(f"(n),(m)->({expr})", name="hunted")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) if isinstance(s, str)
+             else kt.pattern("float32", (var() if s is None else s,)) for s in sizes]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, OUT_SIZES)))
+    given = set()
+    for n, m in itertools.product(*([s] if isinstance(s, int) else BOTH for s in sizes)):
+        shape = _python(lambda n, m: (eval(expr, {"min": min, "max": max},  # noqa: S307
+                                           {"n": n, "m": m}),), n, m)
+        if shape is not None and shape[0] in OUT_SIZES:
+            given.add(shape[0])
+    assert found == given, (expr, sizes, found - given, given - found)
+
+
+#: two named sizes under a where-clause: an output size the where-clause's sizes never
+#: give (``a + b == 5`` beside ``3 > max(a, b)``; ``b % a`` beside ``a == 0``) is no
+#: grounding (the facts and the where-clause together refute it)
+NAMED = ["m + n where 3 > max(n, m)", "m % n where m == m + n",
+         "m*max(m, n) + n where n > m", "n + m where n + m <= 2*min(n, m) + 1",
+         "max(n, m) - min(n, m) where n % 3 == 0 and m % 3 == 0",
+         "min(m, n//n) where max(0, n) != 2", "max(n, m//m) where n + 1 > 0"]
+
+
+@pytest.mark.parametrize("text", NAMED)
+def test_run_over_named_sizes_grounds_what_their_where_clause_allows(text):
+    expr, clause = text.split(" where ")
+    op = kt.op(f"(n),(m)->({expr}) where {clause.replace(' and ', ', ')}",
+               name="named")(lambda a, b: a)
+    types = [kt.TensorType("float32", (kt.Dim(s),)) for s in "ab"]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, tuple(range(8)))))
+    calls = {"min": min, "max": max}
+
+    def fn(n: int, m: int) -> tuple:
+        at = {"n": n, "m": m}
+        return (eval(expr, calls, at),) if eval(clause, calls, at) else (-1,)  # noqa: S307
+
+    given = set()
+    for n, m in itertools.product(BOTH, BOTH):
+        shape = _python(fn, n, m)
+        if shape is not None and shape[0] < 8:
+            given.add(shape[0])
+    assert found == given, (text, found - given, given - found)

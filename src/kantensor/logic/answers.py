@@ -208,7 +208,10 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
     too): a broadcast's condition is NumPy's (:func:`broadcastable` where its result is
     its rule's value, :func:`broadcast_onto` where the result is a size of its own);
     and a size an equation ``defined`` (``v + 1 == n``: ``v = n - 1``) is >= 0 (so n >= 1),
-    as make_node's answer says."""
+    as make_node's answer says. Each size an equation or where-clause divides by is
+    nonzero (:func:`~kantensor.types.factsatoms.nonzero`), said first: where it is 0
+    the clause has no value (``i - j != 0`` before ``i//(i - j) >= 0``)."""
+    needs: list[Clause] = []
     out: list[Clause] = [Condition(known[v], ">=", 0) for v in defined
                          if not (isinstance(known[v], int) and known[v] >= 0)]
     for c in pending:
@@ -239,13 +242,38 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
         except ZeroDivisionError:  # (a divisor the answer's values make 0: nowhere)
             return [REFUTED]
         op = "==" if isinstance(c, Equation) else c.op
-        if isinstance(left - right, int) and COMPARE[op](left - right, 0):
-            continue  # settled by the values
+        try:  # its divisors, the clause's and its values' (kept as 0//(i - j) too):
+            divisors = [substitute(d.value(s), known)  # stated by nonzero's rule, so the
+                        for d in c.left.divisors() + c.right.divisors()]  # facts fold them
+        except ZeroDivisionError:
+            return [REFUTED]
+        for d in [*divisors, *size_divisors(left), *size_divisors(right)]:
+            if isinstance(d, int):
+                if d == 0:
+                    return [REFUTED]
+            elif (divisor := nonzero(d)) not in needs:
+                needs.append(divisor)
+        if left == right and op in ("==", ">=", "<=") or \
+                isinstance(left - right, int) and COMPARE[op](left - right, 0):
+            continue  # settled by the values (where they have one: their divisors)
         constraint = nonzero(left) if type(c) is Divisor else Condition(left, op, right)
         if constraint not in out:
             out.append(constraint)
-    kept = facts_of(s).reduce(out)  # ints decided (``3 == 1``), implied cases dropped
-    return [REFUTED] if kept is None else kept
+    if needs:  # (each clause written where its divisors are nonzero, as they are stated:
+        under = facts_of(s).with_(*needs)  # i + 0//(i - j) >= 0 is i >= 0 there)
+        out = [Condition(under.simplify(c.left), c.op, under.simplify(c.right), c.source)
+               if type(c) is Condition and (by_size(c.left) or by_size(c.right)) else c
+               for c in out]
+    kept = facts_of(s).reduce(needs + out)  # ints decided (``3 == 1``), implied cases
+    return [REFUTED] if kept is None or apart(kept, facts_of(s)) else kept  # dropped
+
+
+def apart(kept: list[Clause], facts: Facts) -> bool:
+    """Whether a ``!=`` condition of ``kept`` is refuted by the others (``a - b != 0``
+    beside ``2*b == a + b``): each is reduced by the facts alone, and the prover's
+    triples leave ``!=`` out, so the two were kept, a condition that holds nowhere."""
+    return any(type(c) is Condition and c.op == "!=" and
+               facts.with_(*(x for x in kept if x is not c)).decide(c) is False for c in kept)
 
 
 #: The residual of a state whose constraints no named sizes meet (a case that holds
@@ -344,7 +372,7 @@ def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
     except ZeroDivisionError:
         return None
     kept = facts.reduce(clauses)
-    if kept is None:
+    if kept is None or apart(kept, facts):
         return None
     # a size is >= 0: one an equation defines (``n + 1 == N``: ``n == N - 1``) is a size
     # only where its value is >= 0 (N >= 1), unless the other conditions say so

@@ -16,13 +16,14 @@ from typing import Any
 
 from ..syntax import ast as A
 from ..syntax.ast import evaluate
+from ..types.conditions import Condition
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.dimminmax import DIM_CALLS
 from ..types.divisors import size_divisors
 from ..types.symbols import free_symbols, substitute
 from .oneunknown import candidates, solve_one
-from .quotients import named_values
+from .quotients import named_values, no_divisor
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -138,11 +139,12 @@ class Equation(Constraint):
         unknowns = open_unknowns(diff)
         if not unknowns:  # over named sizes only: decided by the facts, else a condition
             decided = facts_of(s).decide((diff, "==", 0))
-            if decided is None and named_values(diff, s, pending) is NO_SOLUTION:
+            if decided is None and (named_values(diff, s, pending) is NO_SOLUTION
+                                    or nowhere(diff, s, pending)):
                 return None  # 2 == 3//b: no size b (:mod:`.quotients`)
             return (s, False) if decided is None else _done(self, s) if decided else None
         if len(unknowns) != 1 or len(unknowns) != len(free_symbols(diff)):
-            return s, False
+            return None if nowhere(diff, s, pending) else (s, False)
         (v,) = unknowns
         solution = solve_one(diff, v)
         if solution is NO_SOLUTION:
@@ -150,7 +152,7 @@ class Equation(Constraint):
         if solution is None:
             solution = self._only_candidate(diff, v, s, pending)
             if solution is None:
-                return s, False
+                return None if nowhere(diff, s, pending) else (s, False)
             if solution is NO_SOLUTION:
                 return None
         out = unify_oc(v, solution, s)
@@ -289,6 +291,40 @@ class Divisor(Compare):
 
     def explain(self, s: dict) -> str:
         return Reason(f"{self.text} divides by zero", "")
+
+
+def nowhere(diff: Dim, s: dict, pending: Iterable = ()) -> bool:
+    """Whether ``diff == 0`` holds at no value of its sizes and unknowns (each a size, >=
+    0) where the facts and the pending where-clauses and equations over named sizes
+    alone hold (the answer holds only there): an equation left waiting (over two
+    unknowns, one it cannot solve, or names the facts leave open) that holds nowhere
+    fails now, not as a pending condition a goal beside it (``run``'s ``membero``) never
+    sees (``0 == max(m, 2) + n``, ``2 == 4 % max(m - n, 1)``, ``5 == a + b`` beside
+    ``3 > max(a, b)``)."""
+    if no_divisor(diff):
+        return True
+    facts = facts_of(s)
+    stated = _stated(pending, s)
+    if stated:
+        facts = facts.with_(*stated)
+    if any(facts.decide((d, "==", 0)) is True for d in size_divisors(diff)):
+        return True  # (no value: ``o == b//(a - b)`` beside ``a == b``)
+    return facts.decide((diff, "==", 0)) is False or \
+        facts.decide((diff, ">=", 0)) is False or facts.decide((-diff, ">=", 0)) is False
+
+
+def _stated(pending: Iterable, s: dict) -> list[Condition]:
+    """The pending equations and where-clauses over named sizes alone, as conditions."""
+    out = []
+    for c in pending:
+        if isinstance(c, Equation | Compare) and type(c) is not Divisor:
+            try:
+                left, right = c.left.value(s), c.right.value(s)
+            except ZeroDivisionError:
+                continue
+            if not any(type(x) is Dim and open_unknowns(x) for x in (left, right)):
+                out.append(Condition(left, "==" if isinstance(c, Equation) else c.op, right))
+    return out
 
 
 def _done(c: Equation | Compare, s: dict) -> Progress:

@@ -14,6 +14,7 @@ no size gives.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -21,10 +22,11 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.divisors import by_size, divides, int_divisors
 from ..types.poly import Opaque
+from ..types.readback import has_opaque
 from ..types.symbols import free_symbols, substitute
 
 __all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
-           "tail_values"]
+           "no_divisor", "tail_values"]
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
 #: largest dividend whose divisors a remainder lists (by trial division to its root).
@@ -51,6 +53,21 @@ def divided_values(diff: Dim, v: Any) -> int | tuple[int, ...] | Any:
     if len(values) > MAX_VALUES:
         return None
     return NO_SOLUTION if not values else values[0] if len(values) == 1 else values
+
+
+def no_divisor(diff: Dim) -> bool:
+    """Whether ``diff == 0`` says ``c // e == k`` or ``c % e == k`` (ints ``c, k >= 0``)
+    where no int ``e`` gives ``k``, whatever sizes ``e`` is of (``4 % e == 2``: ``e``
+    would divide 2 and exceed 2)."""
+    lone = lone_atom(diff)
+    if lone is None:
+        return False
+    atom, k = lone
+    op, args = getattr(atom, "op", None), getattr(atom, "args", ())
+    if op not in ("//", "%") or not isinstance(args[0], int) or args[0] < 0 or k < 0:
+        return False
+    found = _divisors(op, args[0], k)
+    return found is not None and len(found) == 0
 
 
 def lone_atom(diff: Dim) -> tuple[Any, int] | None:
@@ -89,6 +106,9 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if len(names) != 1 or not isinstance(next(iter(names)), str):
         return None
     (name,) = names
+    if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
+        roots = _int_roots(diff, name)  # none)
+        return roots if roots is None or roots else NO_SOLUTION
     if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
         return None
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
@@ -102,29 +122,106 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
         or NO_SOLUTION
 
 
+def _int_roots(diff: Dim, v: Any) -> tuple[int, ...] | None:
+    """The sizes that are roots of a polynomial in ``v`` alone (each divides its lowest
+    coefficient, or is 0); None where it is no such polynomial or that coefficient is
+    past :data:`MAX_DIVIDEND`."""
+    coefficients = _coefficients(diff, v)
+    if coefficients is None:
+        return None
+    low = min(k for k, c in coefficients.items() if c)
+    lowest = abs(coefficients[low])
+    if lowest > MAX_DIVIDEND:
+        return None
+    tried = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
+    return tuple(r for r in sorted(tried)
+                 if sum(c * r**k for k, c in coefficients.items()) == 0)
+
+
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
-    """Every size ``v`` with ``diff == 0``, ``v`` its one symbol, where ``diff`` divides by
-    a size and each ``//`` and ``%`` of it divides by a size growing with ``v`` (from
-    some ``v`` on) a dividend that is from some ``v`` on a polynomial in ``v`` (linear,
-    or one the divisor divides but for an int), and each ``min`` and ``max`` is of such
-    sizes (``3//v + 3 % v``, ``10//v//v``, ``v//v``, ``(2*v + 3) % v``, ``(v*v)//v``):
-    from some ``v`` on a quotient is a polynomial and a remainder linear in ``v``
-    (``(2*v + 3) % v`` is 3 from ``v == 4``), or a divisor is 0 (``v//(1//v)`` has no
-    value from ``v == 2``), so ``diff`` is there a polynomial in ``v`` (0: unbounded,
-    None; else no size past its roots' bound) or has no value, and the sizes below are
-    tried one by one. None where it does not apply, the sizes to try are more than
-    :data:`MAX_TRIED` or those found more than :data:`MAX_VALUES`."""
-    if not isinstance(diff, Dim) or free_symbols(diff) != {v} or not by_size(diff):
-        return None  # (a polynomial's roots are solve_one's; a bound's, prove's)
+    """Every size ``v`` with ``diff == 0``, ``v`` its one symbol, where ``diff`` has a
+    ``//``, ``%``, ``min`` or ``max``, each ``//`` and ``%`` of it divides by a size
+    growing with ``v`` (from some ``v`` on) a dividend that is from some ``v`` on a
+    polynomial in ``v`` (one the divisor divides but for its last coefficient's floor;
+    by an int, in each class of ``v``'s residues: :func:`_by_residues`), and each
+    ``min`` and ``max`` is of such sizes (``3//v + 3 % v``, ``10//v//v``, ``v//v``,
+    ``(2*v + 3) % v``, ``(v*v)//v``, ``(v*v) % 4``): from some ``v`` on a quotient and
+    a remainder are polynomials in ``v`` (``(2*v + 3) % v`` is 3 from ``v == 4``), or a
+    divisor is 0 (``v//(1//v)`` has no value from ``v == 2``), so ``diff`` is there a
+    polynomial in ``v`` (0: unbounded, None; else no size past its roots' bound) or has
+    no value, and the sizes below are tried one by one. None where it does not apply,
+    the sizes to try are more than :data:`MAX_TRIED` or those found more than
+    :data:`MAX_VALUES`."""
+    if not isinstance(diff, Dim) or free_symbols(diff) != {v} or not has_opaque(diff):
+        return None  # (a polynomial's roots are solve_one's)
+    end = _end(diff, v)
+    if end is None:
+        return next((found for period in (_period(diff._terms), MAX_PERIOD)
+                     if period is not None and period > 1
+                     and (found := _by_residues(diff, v, period)) is not None), None)
+    found = tuple(n for n in range(end) if may_hold(diff, {v: n}))
+    return found if len(found) <= MAX_VALUES else None
+
+
+def _end(diff: DimLike, v: Any) -> int | None:
+    """A size from which on ``diff`` (``v`` its one symbol) is nowhere 0, at most
+    :data:`MAX_TRIED`, by :func:`_tail`; None where there is none such."""
     tail = _tail(diff, v)
     if tail is None:
         return None
     value, start = tail
     end = start if value is _NOWHERE else _past_roots(value, v, start)
-    if end is None or end > MAX_TRIED:
-        return None
-    found = tuple(n for n in range(end) if may_hold(diff, {v: n}))
-    return found if len(found) <= MAX_VALUES else None
+    return None if end is None or end > MAX_TRIED else end
+
+
+#: The largest period :func:`_by_residues` splits a size by (the lcm of its int divisors),
+#: and the one it tries where those give none that reads it (the lcm of 1 .. 4).
+MAX_PERIOD = 12
+
+
+def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
+    """:func:`tail_values` where ``diff`` divides by ints too (``(m % 2) % m``, ``(m*m) %
+    4``): in each class ``v == L*t + r`` (``L`` the ``period``: the lcm of those ints, or
+    :data:`MAX_PERIOD` where an int divisor shows only from some size on, ``m % ((2*m)//m)``)
+    each is a polynomial in ``t`` where its dividend is, so :func:`_tail` reads ``diff``
+    over ``t``; the sizes below each class's end are tried one by one. None where some
+    class has no end (or too many sizes hold)."""
+    key = object()  # t: a fresh unknown's key
+    t = unknown(key)
+    found = []
+    for r in range(period):
+        try:
+            over = substitute(diff, {v: period * t + r})
+        except ZeroDivisionError:  # (no value in this class)
+            continue
+        end = (0 if over else None) if isinstance(over, int) else _end(over, key)
+        if end is None:
+            return None
+        found += [period * k + r for k in range(end) if may_hold(diff, {v: period * k + r})]
+    return tuple(sorted(found)) if len(found) <= MAX_VALUES else None
+
+
+def _period(terms: tuple) -> int | None:
+    """The lcm of the ints a size's quotients and remainders divide by, and of a min's or
+    max's int arguments (a divisor from some size on), at any depth (1 where there are
+    none); None past :data:`MAX_PERIOD`."""
+    period = 1
+    for mono, _ in terms:  # the canonical polynomial (same package family)
+        for atom, _ in mono:
+            if not isinstance(atom, Opaque):
+                continue
+            if atom.op in ("//", "%") and isinstance(atom.args[1], int) or \
+                    atom.op in ("min", "max"):  # (min(m, 3) is 3 from some m on)
+                ints = atom.args[1:] if atom.op in ("//", "%") else atom.args
+                period = math.lcm(period, *(abs(a) or 1 for a in ints if isinstance(a, int)))
+            for arg in atom.args:
+                inner = 1 if isinstance(arg, int) else _period(arg._terms)
+                if inner is None:
+                    return None
+                period = math.lcm(period, inner)
+            if period > MAX_PERIOD:
+                return None
+    return period
 
 
 #: What :func:`_tail` gives for a size that has no value from some size on.
@@ -172,10 +269,24 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
     if isinstance(d, int):
         if d == 0:
             return _NOWHERE, start
-        return ((n // d if atom.op == "//" else n % d), start) if isinstance(n, int) else None
+        if isinstance(n, int):
+            return (n // d if atom.op == "//" else n % d), start
+        top = _coefficients(n, v)  # d*p + c: p + c//d and c % d (a class of v's residues)
+        if top is None or any(c % d for k, c in top.items() if k):
+            return None
+        c = top.get(0, 0)
+        x = Dim(v) if isinstance(v, str) else unknown(v)
+        p = _polynomial({k: c // d for k, c in top.items() if k}, x)
+        return (p + c // d if atom.op == "//" else c % d), start
     line = linear_form(d, v)
     top = _coefficients(n, v)
-    if line is None or line[0] == 0 or top is None:
+    if top is None:
+        return None
+    if line is None:  # (a divisor of degree 2 or more)
+        found = _by_polynomial(top, _coefficients(d, v), v)
+        return None if found is None else \
+            (found[0] if atom.op == "//" else found[1], max(start, found[2]))
+    if line[0] == 0:
         return None
     (a2, b2), x = line, Dim(v) if isinstance(v, str) else unknown(v)
     sign = 1 if a2 > 0 else -1  # n // d is (-n) // (-d), n % d is -((-n) % (-d))
@@ -192,6 +303,48 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         q, r, s = q - 1, a2, b2 + s
     start = max(start, _from(r, s, 0), _from(a2 - r, b2 - s, 1))  # 0 <= r*v + s < d
     return (q if atom.op == "//" else sign * (r * x + s)), start
+
+
+def _by_polynomial(top: dict[int, int], bottom: dict[int, int] | None, v: Any
+                   ) -> tuple[DimLike, DimLike, int] | None:
+    """``(quotient, remainder, start)`` of ``n // d`` and ``n % d`` for polynomials ``n``
+    (``top``) and ``d`` (``bottom``, its coefficients by power) in ``v``, where from
+    ``start`` on both are polynomials: ``n == q*d + r`` with ``q``'s coefficients ints
+    (each an exact quotient by ``d``'s leading coefficient but the last, a floor) and
+    ``0 <= r < d`` past the roots of ``r`` and ``d - r`` (``r`` read as ``r + d``, ``q``
+    as ``q - 1``, where ``r`` ends negative); a falling ``d`` with both signs turned,
+    as Python's ``//`` and ``%`` allow. None where ``q`` has another coefficient."""
+    if bottom is None:
+        return None
+    high = max(k for k, c in bottom.items() if c)
+    sign = 1 if bottom[high] > 0 else -1
+    top = {k: sign * c for k, c in top.items()}
+    bottom = {k: sign * c for k, c in bottom.items()}
+    left, quotient = dict(top), {}
+    for k in range(max(top), high - 1, -1):
+        c, odd = divmod(left.get(k, 0), bottom[high])
+        if odd and k > high:
+            return None  # (a coefficient no int: no polynomial from any size on)
+        quotient[k - high] = c
+        for j, b in bottom.items():
+            left[j + k - high] = left.get(j + k - high, 0) - c * b
+    x = Dim(v) if isinstance(v, str) else unknown(v)
+    q, r, d = (_polynomial(p, x) for p in (quotient, left, bottom))
+    if not isinstance(r, int) and _leading(r, v) < 0 or isinstance(r, int) and r < 0:
+        q, r = q - 1, r + d
+    start = 0
+    for part in (r, d - r):
+        if not isinstance(part, int):
+            past = _past_roots(part, v, 0)
+            if past is None:
+                return None
+            start = max(start, past)
+    return q, sign * r, start
+
+
+def _polynomial(coefficients: dict[int, int], x: Dim) -> DimLike:
+    """The polynomial in ``x`` with these coefficients by power."""
+    return sum((c if k == 0 else c * x**k for k, c in coefficients.items() if c), 0)
 
 
 def _divided_exactly(top: dict[int, int], a: int, b: int) -> tuple[dict, int] | None:

@@ -142,8 +142,11 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
             return tuple(value(x, True) for x in t)
         return t
 
-    return Answer({names[v]: value(v, v in roles) for v in user}, residual,
-                  tuple(dtypes.values()))
+    try:
+        return Answer({names[v]: value(v, v in roles) for v in user}, residual,
+                      tuple(dtypes.values()))
+    except ZeroDivisionError:  # (its conditions fix a divisor to 0: ``b % a`` where
+        return None  # ``a == 0``, no value wherever the answer holds: no answer)
 
 
 def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],

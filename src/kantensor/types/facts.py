@@ -217,13 +217,18 @@ class Facts:
         """False where the facts and each size ``d`` divides by nonzero refute ``d op 0``:
         where a divisor is 0 it has no value, so it holds nowhere (``1 == a % a``); else
         None (what they imply is not taken: True is said where it holds at every size).
-        A bound is refuted through its quotients' bounds too (``n//n - 1 > 0``:
+        Its form under those facts is asked too (``k <= (n*n) % n - 1``: ``(n*n) % n`` is
+        0 there), and a bound through its quotients' bounds (``n//n - 1 > 0``:
         :func:`.quotientbound.upper`)."""
         within = self.with_(*(nonzero(x) for x in size_divisors(d)))
         if within is self:
             return None
         if within.decide((d, op, 0)) is False:
             return False
+        if not getattr(_FORMING, "on", False):  # its form there (``(a*a) % a`` is 0)
+            formed = within.simplify(d)
+            if formed is not d and within.decide((formed, op, 0)) is False:
+                return False
         high = upper(d, within.decide) if op in _AT_LEAST else None
         return False if high is not None and within.decide((high, op, 0)) is False else None
 
