@@ -30,7 +30,12 @@ def size_divisors(x: Any) -> list:
 def dropped(result: Any, *operands: Any) -> list:
     """The sizes the ``operands`` divide by that ``result`` (a size made of them) does not:
     where one is 0 the operands have no value, yet ``result`` may have one."""
-    if not any(map(by_size, operands)):  # (the common case: one flag read each)
+    # the common case: no operand divides by a size (one flag read each, in a loop:
+    # asked of every Dim operator's result)
+    for x in operands:
+        if not isinstance(x, int) and terms_by_size(x._terms):
+            break
+    else:
         return []
     kept = set(size_divisors(result))
     return [v for v in dict.fromkeys(v for x in operands for v in size_divisors(x))

@@ -292,8 +292,9 @@ class Facts:
         return _bounds(self.triples, x)
 
     def simplify(self, x: DimLike) -> DimLike:
-        """``x`` in its simplest form under the facts (equal to ``x`` wherever they hold)."""
-        return simplify(x, self)
+        """``x`` in its simplest form under the facts (equal to ``x`` wherever they hold):
+        :func:`simplify`'s answer, asked of its home directly (one call fewer a size)."""
+        return under_facts(x, self)
 
     def reduce(self, clauses: Iterable[Clause], asked: Iterable[Condition] = ()
                ) -> list[Clause] | None:

@@ -66,8 +66,13 @@ class Opaque:
         self.op, self.args, self.text = op, args, text
         self._hash = hash((op, args))
         self._tie: tuple | None = None
-        self.by_size: bool = op in ("//", "%") and not isinstance(args[1], int) \
-            or any(not isinstance(x, int) and terms_by_size(x._terms) for x in args)
+        found = op in ("//", "%") and not isinstance(args[1], int)
+        if not found:  # (a loop, not any() over a generator: made for every new atom)
+            for x in args:
+                if not isinstance(x, int) and terms_by_size(x._terms):
+                    found = True
+                    break
+        self.by_size: bool = found
 
     @property
     def tie(self) -> tuple:
