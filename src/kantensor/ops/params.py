@@ -90,6 +90,25 @@ def _axis_tuple(value: Any) -> int | tuple[int, ...] | None:
     return _axes(value, what)
 
 
+def _listed_axes(value: Any) -> int | tuple[int, ...] | None:
+    """An int, or a tuple or list of ints, as ``np.expand_dims`` takes them: it makes
+    anything else one axis (``range(1)`` is no int: NumPy raises)."""
+    what = "an int, or a tuple or list of ints"
+    if isinstance(value, Sequence) and not isinstance(value, tuple | list):
+        raise ParamError(f"expected {what}, got {value!r}")
+    return _axes(value, what)
+
+
+def _maybe_accumulated_axis(value: Any) -> int | None:
+    """None, an int, or a tuple of one int, as ``np.cumulative_sum`` (a ufunc's
+    accumulate) takes it; a tuple of other lengths is refused as NumPy does."""
+    if isinstance(value, tuple):
+        if len(value) != 1:
+            raise ParamError("accumulate does not allow multiple axes")
+        value = value[0]
+    return _maybe_axis(value)
+
+
 def _maybe_axis(value: Any) -> int | None:
     return None if value is None else _int(value, "None or an int")
 
@@ -433,8 +452,10 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,
+    "maybe_accumulated_axis": _maybe_accumulated_axis,
     "maybe_int": _maybe_int,
     "axes": _axes,
+    "listed_axes": _listed_axes,
     "axis_tuple": _axis_tuple,
     "bool": _bool,
     "str": _str,
