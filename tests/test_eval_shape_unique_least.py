@@ -12,8 +12,14 @@ reverse: :func:`npprograms.fails_for_some_data`)."""
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pytest
 
+from kantensor.ops import CATALOGUE
+from kantensor.ops.params import ArrayRef
+from kantensor.query import query
 from npprograms import compile_program, fails_for_some_data, judge, run_numpy
 
 PROGRAMS = [
@@ -42,3 +48,17 @@ def test_unique_keeps_one_element_of_a_nonempty_input(source: str, types: list[s
         runs_on_zeros = not isinstance(run_numpy(fn, types, sizes), BaseException)
         assert kind == "undecided" and runs_on_zeros and \
             fails_for_some_data(fn, types, sizes), (kind, sizes, note)
+
+
+def test_the_relation_says_the_counts_np_unique_has() -> None:
+    """query (and make_node, the same relation) of the index Op np.unique builds: the
+    lengths it answers at n elements are those np.unique gives over every data of n
+    values drawn from n (brute force)."""
+    mask = ArrayRef(0, leading=True)
+    op = CATALOGUE["index"].bind(index=(mask,))
+    for n in range(5):
+        counts = {len(np.unique(np.array(v))) for v in itertools.product(range(n), repeat=n)}
+        answered = {k for k in range(n + 2)
+                    if list(query(op, [f"float32[{n}]", f"bool[{n}]"], [f"float32[{k}]"],
+                                  limit=1))}
+        assert answered == counts, (n, answered, counts)
