@@ -212,7 +212,8 @@ def _found(trace: Trace, path: Path, given: Facts) -> tuple[Clause, ...]:
     needs = renamed(assumptions(trace.sites, trace.names),
                     same_axes(trace.sites, same_counts(trace.sites)))
     counts = count_bounds(trace.sites)
-    facts = path.facts.with_(*(Condition(unknown(k), "<=", b) for k, b in counts.items())
+    facts = path.facts.with_(*(Condition(unknown(k), op, b) for k, bounds in counts.items()
+                               for op, b in zip((">=", "<="), bounds, strict=True))
                              ) if counts else path.facts
     return unimplied(assumed(needs, facts, given), facts)
 

@@ -30,7 +30,9 @@ from ..types.facts import EMPTY, Facts
 from ..types.factsatoms import by_size
 from ..types.names import parse_conditions
 from ..types.poly import Opaque
+from ..types.symbols import free_symbols
 from ..types.tidy import tidy
+from .counts import lone
 from .located import described
 
 
@@ -134,10 +136,19 @@ def needed(clause: Clause) -> bool:
     """Whether ``clause`` asks something of the sizes: not one that only bounds a size
     an Op introduces (the count of a boolean mask's true elements ``m <= N*D``), which
     holds for some value of that size whatever the others are (it is shown to hold at
-    0, the least size)."""
+    0, the least size), nor one bounding such a size alone from below by the others
+    (``m >= min(1, N)``, the first occurrences ``np.unique`` keeps), which a large
+    enough value meets (the relation stating both keeps them compatible)."""
     inner = {s: 0 for s in clause.symbols() if isinstance(s, InnerSize | NodeSize)}
     if not inner:
         return True
+    if isinstance(clause, Condition) and len(inner) == 1:
+        (u,) = inner
+        low, high = (clause.right, clause.left) if clause.op in (">=", ">") else \
+            (clause.left, clause.right) if clause.op in ("<=", "<") else (None, None)
+        if low is not None and lone(high, u) and \
+                not any(isinstance(s, InnerSize | NodeSize) for s in free_symbols(low)):
+            return False
     cases = clause.cases if isinstance(clause, AnyOf) else ((clause,),)
     return not any(all(EMPTY.decide(c.substitute(inner)) for c in case) for case in cases)
 

@@ -9,7 +9,9 @@ output axis, while what later code needs of that count names the output's ``?`` 
 :mod:`.sameaxes` gives the axes equal to it). :func:`count_bounds` links the two: the
 output axis of an ``index`` node whose only array is one boolean mask and whose indexed
 tensor has no ``?`` axis is that node's count, exactly (its other axes are the tensor's,
-sliced), so it lies in ``0 .. bound``.
+sliced), so it lies in ``least .. bound`` (``least`` 0, or ``min(1, N)`` where the
+relation says the mask is true at its first element: ``np.unique``'s first
+occurrences).
 
 :func:`decided` then answers a condition on such counts at given sizes where every count
 in those ranges answers it alike (``min(1, count) <= n`` at ``n == 0``: the mask has no
@@ -46,22 +48,26 @@ MAX_TRIES = 4096
 MASKING = {"index": 1, "index_set": 2, "index_add": 2}
 
 
-def count_bounds(nodes: Iterable[Apply]) -> dict[VariableAxis | NodeSize, Dim | int]:
+Bounds = tuple[Dim | int, Dim | int]
+
+
+def count_bounds(nodes: Iterable[Apply]) -> dict[VariableAxis | NodeSize, Bounds]:
     """For each node indexing by one boolean mask (``index``, and the updates
     ``index_set``, ``index_add``: :func:`mask_count`): its count (the size its relation
-    makes) and the bound its relation states (a Dim over the named sizes); for an
-    ``index`` node whose only array is the mask and whose indexed tensor has no ``?``
-    axis, its output's one ``?`` axis too (see the module)."""
-    out: dict[VariableAxis | NodeSize, Dim | int] = {}
+    makes) and the bounds ``(least, bound)`` its relation states (Dims over the named
+    sizes); for an ``index`` node whose only array is the mask and whose indexed tensor
+    has no ``?`` axis, its output's one ``?`` axis too (see the module)."""
+    out: dict[VariableAxis | NodeSize, Bounds] = {}
     for node in nodes:
         found = mask_count(node)
         if found is None:
             continue
         _, count, bound = found
-        out[count] = bound
+        bounds = (_least(node.conditions or (), count), bound)
+        out[count] = bounds
         axis = _only_unknown_axis(node)
         if axis is not None:
-            out[axis] = bound
+            out[axis] = bounds
     return out
 
 
@@ -116,7 +122,7 @@ def _bound(conditions: Iterable[Clause]) -> Dim | int | None:
         return None
     (u,) = own
     for c in conditions:
-        if isinstance(c, Condition) and c.op == "<=" and _lone(c.left, u):
+        if isinstance(c, Condition) and c.op == "<=" and lone(c.left, u):
             right = c.right
             if isinstance(right, int) or all(isinstance(s, str)
                                              for s in free_symbols(right)):
@@ -124,33 +130,45 @@ def _bound(conditions: Iterable[Clause]) -> Dim | int | None:
     return None
 
 
-def _lone(d: Any, u: Any) -> bool:
+def _least(conditions: Iterable[Clause], u: NodeSize) -> Dim | int:
+    """``E`` of a condition ``u >= E`` on the node's own size ``u`` (E over named
+    sizes), else 0 (a size's least)."""
+    for c in conditions:
+        if isinstance(c, Condition) and c.op == ">=" and lone(c.left, u):
+            right = c.right
+            if isinstance(right, int) or all(isinstance(s, str)
+                                             for s in free_symbols(right)):
+                return right
+    return 0
+
+
+def lone(d: Any, u: Any) -> bool:
     """Whether ``d`` is the size ``u`` alone."""
     return isinstance(d, Dim) and free_symbols(d) == {u} and substitute(d, {u: 7}) == 7 \
         and substitute(d, {u: 0}) == 0
 
 
-def decided(c: Clause, sizes: Mapping[Any, int], bounds: Mapping[Any, Dim | int]
+def decided(c: Clause, sizes: Mapping[Any, int], bounds: Mapping[Any, Bounds]
             ) -> bool | None:
     """``c`` at ``sizes`` where its unknowns are counts of ``bounds`` (keyed by their
-    symbols) and every value of theirs in ``0 .. bound`` answers it alike; else None."""
+    symbols) and every value of theirs in ``least .. bound`` answers it alike; else
+    None."""
     unknowns = [s for s in c.symbols() if not isinstance(s, str)]
     if not unknowns or any(u not in bounds for u in unknowns):
         return None
     try:
-        tops = [bounds[u] if isinstance(bounds[u], int) else substitute(bounds[u], sizes)
-                for u in unknowns]
+        ranges = [range(max(lo, 0), max(hi, 0) + 1) for lo, hi in (
+            (b if isinstance(b, int) else substitute(b, sizes) for b in bounds[u])
+            for u in unknowns)]
     except (KeyError, ValueError, TypeError):
         return None
-    if not all(isinstance(t, int) for t in tops):
-        return None
     total = 1
-    for t in tops:
-        total *= max(t, 0) + 1
+    for r in ranges:
+        total *= len(r)
     if total > MAX_TRIES:
         return None
     answers = set()
-    for values in itertools.product(*(range(max(t, 0) + 1) for t in tops)):
+    for values in itertools.product(*ranges):
         try:
             answers.add(bool(c.substitute(dict(zip(unknowns, values, strict=True)))
                              .holds(sizes)))

@@ -26,7 +26,7 @@ from typing import Any
 from ..graph.once import once
 from ..types.dim import Dim
 from .fastcall import exact_key
-from .params import KINDS, MARKERS, ParamError
+from .params import BOOL_AXES, KINDS, MARKERS, ParamError, unbooled
 from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inputs, untie
 
 #: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
@@ -67,6 +67,10 @@ class Param:
                 return value
             return KINDS[self.kind](value)
         except ParamError as exc:
+            sequences = BOOL_AXES.get((op, self.name))
+            ints = None if sequences is None else unbooled(value, sequences)
+            if ints is not None:  # (NumPy reads these axes with operator.index)
+                return self.normalise(ints, op)
             raise ParamError(f"{op}: parameter {self.name}: {exc}") from None
 
 

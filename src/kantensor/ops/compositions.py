@@ -439,6 +439,7 @@ def _taken(a: Any, indices: Any, axis: int | None) -> Any:
     is refused, as NumPy's take refuses it)."""
     if isinstance(axis, bool | np.bool_):
         raise TypeError("an integer is required for the axis")
+    axis = None if axis is None else operator.index(axis)  # (np.array([0]): NumPy raises)
     if axis is None or _ndim(a) == 0 and axis in (0, -1):
         return np.ravel(a)[indices]
     axis = normalize_axis(axis, _ndim(a))

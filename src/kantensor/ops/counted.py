@@ -35,7 +35,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import register_numpy
 from ..types.variable import as_tensor_variable, register_method
-from .params import normalize_axis
+from .params import ArrayRef, normalize_axis
 
 
 def _tensor(x: Any) -> Any:
@@ -124,11 +124,21 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     return a[(*before, c != 0)]
 
 
+def _kept(s: Any, mask: Any) -> Any:
+    """``s[mask]`` where ``mask`` (of ``s``'s shape, 1-d) is true at its first element
+    whenever it has one (the first occurrences of sorted values): the ``index`` Op told
+    so (:attr:`ArrayRef.leading`), so its relation bounds the count ``min(1, n) <= m <=
+    n``, which every front end reads."""
+    if isinstance(mask, Variable) and _INDEX:
+        return _INDEX[0](s, mask, index=(ArrayRef(0, leading=True),))
+    return s[mask]
+
+
 def _unique_values(x: Any) -> Any:
     """The sorted values, each once (NaNs are distinct: NumPy's equal_nan=False)."""
     s = np.sort(_tensor(x), axis=None)
     first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
-    return s[(s != np.roll(s, 1)) | first]
+    return _kept(s, (s != np.roll(s, 1)) | first)
 
 
 def unique(ar: Any, *, equal_nan: bool = True) -> Any:
@@ -140,13 +150,16 @@ def unique(ar: Any, *, equal_nan: bool = True) -> Any:
     s = np.sort(_tensor(ar), axis=None)
     before = np.roll(s, 1)
     first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
-    return s[((s != before) & ~(np.isnan(s) & np.isnan(before))) | first]
+    return _kept(s, ((s != before) & ~(np.isnan(s) & np.isnan(before))) | first)
 
 
 #: NumPy function -> its composition.
 COUNTED: dict[Any, Callable[..., Any]] = {
     np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
     np.unique_values: _unique_values, np.unique: unique}
+
+#: The catalogue's ``index`` Op, once :func:`register` is given it.
+_INDEX: list[Callable[..., Any]] = []
 
 
 def nonzero(a: Any) -> tuple[Any, ...]:
@@ -161,6 +174,7 @@ def register(ops: dict[str, Any]) -> None:
     ``x.nonzero()``, ``x.compress(condition, axis)`` too."""
     for fn, composition in COUNTED.items():
         register_numpy(fn, composition)
+    _INDEX[:] = [ops["index"]]
     compress = _compressing(ops["arange"])
     register_numpy(np.compress, compress)
     register_method("nonzero", _nonzero)

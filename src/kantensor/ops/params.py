@@ -90,6 +90,25 @@ def _axis_tuple(value: Any) -> int | tuple[int, ...] | None:
     return _axes(value, what)
 
 
+def _listed_axes(value: Any) -> int | tuple[int, ...] | None:
+    """An int, or a tuple or list of ints, as ``np.expand_dims`` takes them: it makes
+    anything else one axis (``range(1)`` is no int: NumPy raises)."""
+    what = "an int, or a tuple or list of ints"
+    if isinstance(value, Sequence) and not isinstance(value, tuple | list):
+        raise ParamError(f"expected {what}, got {value!r}")
+    return _axes(value, what)
+
+
+def _maybe_accumulated_axis(value: Any) -> int | None:
+    """None, an int, or a tuple of one int, as ``np.cumulative_sum`` (a ufunc's
+    accumulate) takes it; a tuple of other lengths is refused as NumPy does."""
+    if isinstance(value, tuple):
+        if len(value) != 1:
+            raise ParamError("accumulate does not allow multiple axes")
+        value = value[0]
+    return _maybe_axis(value)
+
+
 def _maybe_axis(value: Any) -> int | None:
     return None if value is None else _int(value, "None or an int")
 
@@ -387,6 +406,37 @@ def _graph_param(value: Any) -> GraphParam | None:
 
 
 #: Parameter kinds: normaliser from a user's value to a hashable prop value.
+#: The parameters (Op, name) whose axes NumPy reads with ``operator.index``, so that a
+#: Python bool is the int it is (``np.flip(x, axis=True)`` flips axis 1), and whether
+#: it reads the bools in a sequence of axes so too (``np.flip(x, axis=(True,))``; not
+#: ``np.linalg.norm(x, axis=(True,))``, which a reduction reads): found by calling
+#: NumPy with ``axis=True`` and ``(True,)`` on every catalogue function taking an axis
+#: (tests/test_eval_shape_bool_axes.py). The others refuse a bool, as NumPy does ("an
+#: integer is required for the axis"): reductions, cumulative ones, ``argsort``,
+#: ``argpartition``, ``take``, ``repeat``, ``squeeze``, ``concatenate``, ``transpose``.
+BOOL_AXES: dict[tuple[str, str], bool] = {
+    ("flip", "axis"): True, ("roll", "axis"): True, ("expand_dims", "axis"): True,
+    ("moveaxis", "source"): True, ("moveaxis", "destination"): True,
+    ("median", "axis"): True, ("quantile", "axis"): True, ("percentile", "axis"): True,
+    ("sort", "axis"): False, ("partition", "axis"): False, ("swapaxes", "axis1"): False,
+    ("swapaxes", "axis2"): False, ("stack", "axis"): False, ("split", "axis"): False,
+    ("take_along_axis", "axis"): False, ("trace", "axis1"): False,
+    ("trace", "axis2"): False, ("diagonal", "axis1"): False,
+    ("diagonal", "axis2"): False, ("norm", "axis"): False}
+
+
+def unbooled(value: Any, in_sequences: bool) -> Any:
+    """``value`` with a Python bool made the int it is (and, ``in_sequences``, each in a
+    sequence of it); None if it holds none (``np.True_`` is no int to
+    ``operator.index``: NumPy refuses it)."""
+    if isinstance(value, bool):
+        return int(value)
+    if in_sequences and isinstance(value, tuple | list) and \
+            any(isinstance(v, bool) for v in value):
+        return type(value)(int(v) if isinstance(v, bool) else v for v in value)
+    return None
+
+
 KINDS: dict[str, Callable[[Any], Any]] = {
     "array": _array_param,
     "graph": _graph_param,
@@ -402,8 +452,10 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,
+    "maybe_accumulated_axis": _maybe_accumulated_axis,
     "maybe_int": _maybe_int,
     "axes": _axes,
+    "listed_axes": _listed_axes,
     "axis_tuple": _axis_tuple,
     "bool": _bool,
     "str": _str,

@@ -83,7 +83,11 @@ class ArrayRef:
     ``along`` k, an ``argsort`` (:func:`~kantensor.ops.families.values.permutation_axis`):
     along its own axis k (of length m, known or not) the values are a permutation of 0
     .. m - 1, every one looked up where the array is not empty, so the relation checks
-    ``m <= n`` there, exactly, from the array's own type."""
+    ``m <= n`` there, exactly, from the array's own type;
+    ``leading``, a boolean mask true at its first element whenever it has one (the mask
+    of ``np.unique``'s first occurrences: :mod:`kantensor.ops.counted`), so its count is
+    at least ``min(1, size)`` (never set from a value: only a composition that makes
+    such a mask says so)."""
 
     position: int
     bounds: tuple[int, int] | None = None
@@ -91,6 +95,7 @@ class ArrayRef:
     cap: int | None = None
     reach: Any = None
     along: int | None = None
+    leading: bool = False
 
     def __repr__(self) -> str:
         extra = "" if self.bounds is None else f" in [{self.bounds[0]}, {self.bounds[1]}]"
@@ -98,7 +103,7 @@ class ArrayRef:
         reach = "" if self.reach is None else f" within {self.reach}"
         along = "" if self.along is None else f" permuting axis {self.along}"
         return f"<array {self.position}{extra}{' counting' * self.counting}{capped}{reach}" \
-               f"{along}>"
+               f"{along}{' leading' * self.leading}>"
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,8 @@ def advanced_selection(x: Any, arrays: tuple, index: tuple,
                 # x[None][:0], as NumPy reads it, even beside other index arrays)
                 (count,) = dims(f"m{k}")
                 clauses.append(count <= size_of(own))
+                if item.leading:  # true at its first element: at least one where any
+                    clauses.append(count >= dim_min(1, size_of(own)))
                 groups.append([count])
                 axis += t.ndim
             else:
