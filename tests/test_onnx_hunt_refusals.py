@@ -11,7 +11,9 @@ among the sizes). Each contract held where onnxruntime refuses:
   up to it not) aborts onnxruntime's process;
 * DFT of an empty signal axis to an output that is not empty (one-sided, or of a
   dft_length) is refused ("signal dimension must be greater than zero");
-* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process.
+* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process;
+* GatherND and ScatterND with constant indices out of range of an indexed axis (the
+  indices were taken as data: each indexed axis needed an entry).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -33,16 +35,20 @@ from onnxsweep import model_of
 
 
 def _model(op: str, opset: int, inputs: dict, outputs: int = 1,
-           constants: dict | None = None, **attributes):
+           constants: dict | None = None, nodes: bool = False, **attributes):
+    """A one-node model; ``constants`` its initializers (Constant nodes if ``nodes``)."""
     constants = constants or {}
     node = helper.make_node(op, [*inputs, *(n if v is not None else "" for n, v in
                                             constants.items())],
                             [f"y{i}" for i in range(outputs)], **attributes)
-    return model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims)
-                             for n, dims in inputs.items()], opset,
-                    outputs=tuple(node.output), initializers=tuple(
-                        numpy_helper.from_array(np.asarray(v), n)
-                        for n, v in constants.items() if v is not None))
+    given = tuple(numpy_helper.from_array(np.asarray(v), n)
+                  for n, v in constants.items() if v is not None)
+    made = [helper.make_node("Constant", [], [t.name], value=t) for t in given] \
+        if nodes else []
+    return model_of([*made, node], [helper.make_tensor_value_info(n, TensorProto.FLOAT,
+                                                                   dims)
+                                    for n, dims in inputs.items()], opset,
+                    outputs=tuple(node.output), initializers=() if nodes else given)
 
 
 def _judge(model, grid: list[dict], inputs: dict, corner=lambda s: False) -> tuple:
@@ -194,3 +200,36 @@ def test_a_window_of_size_zero(op, size, computed):
         assert holds is True
         (out,) = ko.infer_shapes(model).graph.output
         assert tuple(d.dim_value for d in out.type.tensor_type.shape.dim) == got[0]
+
+
+_INDICES = [[[0, 1]], [[1, 0], [0, 2]], [[-1, 0]], [[0, -3]], [[2, 2]], [[3, -1], [0, 0]],
+            np.zeros((0, 2), np.int64)]
+
+
+@pytest.mark.parametrize("indices", _INDICES, ids=str)
+@pytest.mark.parametrize("op, opset", [("GatherND", 11), ("GatherND", 13),
+                                       ("ScatterND", 11), ("ScatterND", 16)])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_nd_indices_fit_column_by_column(indices, op, opset, nodes):
+    """Constant indices (an initializer, a Constant node) of GatherND and ScatterND:
+    onnxruntime refuses an index outside ``[-d, d)`` of its column's axis ``d``; the
+    contract holds exactly where it runs (each column's least and greatest value known)."""
+    i = np.asarray(indices, np.int64).reshape(-1, 2)
+    gather = op == "GatherND"
+    constants = {"i": i} if gather else {"i": i, "u": np.ones(len(i), np.float32)}
+    inputs = {"x": ["n", "m", "k"] if gather else ["n", "m"]}
+    ran, refused, _ = _judge(_model(op, opset, inputs, constants=constants, nodes=nodes),
+                             _grid("n m k", (0, 1, 2, 3)) if gather else _grid("n m", range(5)),
+                             inputs)
+    assert ran >= 1 and (refused > 0) is (len(i) > 0), (ran, refused)
+
+
+@pytest.mark.parametrize("indices", [[[[1], [0]], [[0], [2]]], [[[-2]], [[1]]]], ids=str)
+def test_constant_nd_indices_after_batch_axes(indices):
+    """GatherND with batch_dims 1: column k of the indices indexes data's axis 1 + k; the
+    slice each tuple reads empty (``m`` 0), onnxruntime checks no index."""
+    i = np.asarray(indices, np.int64)
+    inputs = {"x": [2, "n", "m"]}
+    ran, refused, _ = _judge(_model("GatherND", 13, inputs, constants={"i": i},
+                                    batch_dims=1), _grid("n m", (0, 1, 2, 3)), inputs)
+    assert ran >= 1 and refused >= 1, (ran, refused)

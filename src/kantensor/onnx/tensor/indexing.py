@@ -128,13 +128,16 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
 
 
 @reads_known_sizes
-def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
+def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None, **_: Any
+                    ) -> dict[str, Any]:
     """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
     axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
     first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
     the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
-    and ``b + q`` at most data's rank. The indices are data: each indexed axis has an
-    entry, or there are no index tuples (:func:`_some_fit`)."""
+    and ``b + q`` at most data's rank. Where the indices are constant
+    (``indices_value``), each of their columns fits its axis (:func:`_columns_fit`);
+    where they are data, each indexed axis has an entry, or there are no index tuples
+    (:func:`_some_fit`)."""
     x, i = types
     b = batch_dims
     if x.ndim < 1 or i.ndim < 1:
@@ -151,11 +154,35 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
                          f"less batch_dims {b}")
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
     count = [*a[:b], *idx[b:-1]]  # (the batch axes, then the index tuples' count's)
-    return {"sig": _some_fit([typed(a, "T"), typed([*count, q], "int64")],
-                             [typed([*count, *a[b + q:]], "T")], [], a[b:b + q], count)}
+    return {"sig": _columns_fit([typed(a, "T"), typed([*count, q], "int64")],
+                                [typed([*count, *a[b + q:]], "T")], a[b:b + q], count,
+                                indices_value, a[b + q:]),
+            "params": {"indices_value": None}}
 
 
-def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
+def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[Any],
+                 value: tuple[int, ...] | None, unread: Sequence[DimVar] = ()
+                 ) -> list[Alternative]:
+    """The alternatives of index tuples into ``axes`` (GatherND's, ScatterND's): where
+    their values are constant (``value``, row-major, one column per axis), each column's
+    least ``lo`` and greatest ``hi`` value are known, and ``-d <= lo`` and ``hi < d``
+    for its axis' size ``d`` is what onnxruntime checks of each index (exact, where an
+    interval over the whole tensor would ask every axis to hold every column's values);
+    no tuples, no condition; nor where the slice each tuple reads (``unread``, its
+    axes: GatherND's) is empty, which onnxruntime's GatherND does not check. Where the
+    indices are data: :func:`_some_fit`."""
+    if value is None:
+        return _some_fit(inputs, out, [], axes, idx)
+    q = len(axes)
+    clauses = [] if not value else [
+        d >= max(max(value[k::q]) + 1, -min(value[k::q])) for k, d in enumerate(axes)]
+    fits = [alternative(inputs, out, clauses)]
+    if clauses and unread:
+        fits.append(alternative(inputs, out, [size_of(unread).eq(0)]))
+    return fits
+
+
+def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0, **_: Any) -> np.ndarray:
     i = i.astype(np.int64)
     if i.shape[-1] == 0:  # no axis indexed: data's (batch's) elements for each index
         b, mid = batch_dims, i.shape[batch_dims:-1]
@@ -202,13 +229,13 @@ def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int =
 
 
 @reads_ranks
-def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
+def build_scatter_nd(types: tuple, indices_value: Any = None, **_: Any) -> dict[str, Any]:
     """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
     the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
     ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
     that size is unknown; data and indices have one axis or more (as onnxruntime checks).
-    The indices are data: each of the ``q`` indexed axes has an entry, or there are no
-    index tuples (:func:`_some_fit`)."""
+    Constant indices fit their axes column by column, data ones need an entry in each
+    indexed axis or no index tuples (:func:`_columns_fit`)."""
     x, i, u = types
     if x.ndim < 1 or i.ndim < 1:
         raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
@@ -219,13 +246,14 @@ def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
                          f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
                          "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
     a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
-    return {"sig": _some_fit([typed(a, "T"), typed([*idx, q], "int64"),
-                              typed([*idx, *a[q:]], "T")], [typed(a, "T")], [], a[:q],
-                             idx)}
+    return {"sig": _columns_fit([typed(a, "T"), typed([*idx, q], "int64"),
+                                 typed([*idx, *a[q:]], "T")], [typed(a, "T")], a[:q], idx,
+                                indices_value),
+            "params": {"indices_value": None}}
 
 
-def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"
-               ) -> np.ndarray:
+def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none",
+               **_: Any) -> np.ndarray:
     y = x.copy()
     idx = tuple(np.moveaxis(i, -1, 0))
     ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
