@@ -13,7 +13,9 @@ among the sizes). Each contract held where onnxruntime refuses:
   dft_length) is refused ("signal dimension must be greater than zero");
 * GRU of an empty batch or sequence, LSTM of an empty batch, abort its process;
 * GatherND and ScatterND with constant indices out of range of an indexed axis (the
-  indices were taken as data: each indexed axis needed an entry).
+  indices were taken as data: each indexed axis needed an entry);
+* ReverseSequence with a constant sequence length longer than the time axis, or
+  negative (lengths were not checked).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -233,3 +235,16 @@ def test_constant_nd_indices_after_batch_axes(indices):
     ran, refused, _ = _judge(_model("GatherND", 13, inputs, constants={"i": i},
                                     batch_dims=1), _grid("n m", (0, 1, 2, 3)), inputs)
     assert ran >= 1 and refused >= 1, (ran, refused)
+
+
+@pytest.mark.parametrize("lens", [[0, 2], [3, 1], [-1, 1], [1, 1], [0, 0]], ids=str)
+@pytest.mark.parametrize("time_axis", [0, 1])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_sequence_lengths_fit_the_time_axis(lens, time_axis, nodes):
+    """ReverseSequence's constant sequence_lens: onnxruntime refuses one longer than the
+    time axis, and a negative one at any size."""
+    inputs = {"x": ["t", 2, "k"] if time_axis == 0 else [2, "t", "k"]}
+    model = _model("ReverseSequence", 10, inputs, constants={"l": np.array(lens, np.int64)},
+                   nodes=nodes, time_axis=time_axis, batch_axis=1 - time_axis)
+    ran, refused, _ = _judge(model, _grid("t k", range(5)), inputs)
+    assert (ran > 0) is (min(lens) >= 0) and (refused > 0) is (max(lens) > 0), (ran, refused)

@@ -436,20 +436,29 @@ def trilu(x: np.ndarray, *k: np.ndarray, upper: int = 1) -> np.ndarray:
 
 
 @reads_ranks
-def build_reverse_sequence(types: tuple, batch_axis: int = 1, time_axis: int = 0, **_: Any
-                           ) -> dict[str, Any]:
+def build_reverse_sequence(types: tuple, batch_axis: int = 1, time_axis: int = 0,
+                           sequence_lens_value: Any = None, **_: Any) -> dict[str, Any]:
     """ReverseSequence: one sequence length per batch entry (the input of rank 2 or more,
-    its batch and time axes 0 and 1)."""
+    its batch and time axes 0 and 1). Constant lengths (``sequence_lens_value``) are at
+    most the time axis (onnxruntime refuses a longer one, and any negative one); lengths
+    that are data are not checked (what they need, ``0 <= len <= time``, the run
+    decides)."""
     x = types[0]
     if x.ndim < 2 or {batch_axis, time_axis} != {0, 1}:
         raise ParamError(f"the input must have 2 axes or more and batch_axis, time_axis be "
                          f"0 and 1, got {x.ndim} axes, {batch_axis} and {time_axis}")
     a = dims("a", x.ndim)
-    return {"x": a, "lens": [a[batch_axis]]}
+    fits: list[Clause] = []
+    if sequence_lens_value:
+        if min(sequence_lens_value) < 0:
+            raise ParamError(f"a sequence length is negative: {min(sequence_lens_value)}")
+        fits.append(a[time_axis] >= max(sequence_lens_value))
+    return {"x": a, "lens": [a[batch_axis]], "fits": fits,
+            "params": {"sequence_lens_value": None}}
 
 
 def reverse_sequence(x: np.ndarray, lengths: np.ndarray, *, batch_axis: int = 1,
-                     time_axis: int = 0) -> np.ndarray:
+                     time_axis: int = 0, **_: Any) -> np.ndarray:
     y = x.copy()
     for b, n in enumerate(lengths.tolist()):
         src = [slice(None)] * x.ndim
