@@ -15,7 +15,9 @@ among the sizes). Each contract held where onnxruntime refuses:
 * GatherND and ScatterND with constant indices out of range of an indexed axis (the
   indices were taken as data: each indexed axis needed an entry);
 * ReverseSequence with a constant sequence length longer than the time axis, or
-  negative (lengths were not checked).
+  negative (lengths were not checked);
+* ScatterElements (and Scatter) with constant indices out of range of the axis (taken
+  as data; Gather's and GatherElements' intervals, over one axis, were exact already).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -248,3 +250,21 @@ def test_constant_sequence_lengths_fit_the_time_axis(lens, time_axis, nodes):
                    nodes=nodes, time_axis=time_axis, batch_axis=1 - time_axis)
     ran, refused, _ = _judge(model, _grid("t k", range(5)), inputs)
     assert (ran > 0) is (min(lens) >= 0) and (refused > 0) is (max(lens) > 0), (ran, refused)
+
+
+@pytest.mark.parametrize("indices", [[[0, 1]], [[2, -1]], [[-3, 0]], [[0, 0]]], ids=str)
+@pytest.mark.parametrize("op, opset", [("Scatter", 9), ("ScatterElements", 11),
+                                       ("ScatterElements", 16), ("GatherElements", 13),
+                                       ("Gather", 13)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_indices_fit_one_axis(indices, op, opset, axis, nodes):
+    """Constant indices along one axis: onnxruntime refuses one outside ``[-d, d)``; the
+    interval of their values, over the one axis, states exactly where it runs."""
+    i = np.array(indices, np.int64)
+    constants = {"i": i} if op.startswith("Gather") else \
+        {"i": i, "u": np.ones(i.shape, np.float32)}
+    inputs = {"x": ["n", "m"]}
+    ran, refused, _ = _judge(_model(op, opset, inputs, constants=constants, nodes=nodes,
+                                    axis=axis), _grid("n m", range(4)), inputs)
+    assert ran >= 2 and refused >= 4, (ran, refused)

@@ -51,13 +51,16 @@ _INTEGER = InCategory(DTypeVar("I"), "integer")
 
 
 def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
-             ties: Sequence[Clause] = ()) -> list[Alternative]:
+             ties: Sequence[Clause] = (), updates: bool = False) -> list[Alternative]:
     """The alternatives of a gather of ``x`` by indices ``idx`` along an axis of size
-    ``n`` (each with the clauses ``ties``): where the interval ``bounds`` = (lo, end) of
-    the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it
-    is not (indices that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or
-    there are no indices."""
+    ``n`` (each with the clauses ``ties``; ``updates``: a scatter's, of the indices'
+    shape, after them): where the interval ``bounds`` = (lo, end) of the indices' values
+    is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it is not (indices
+    that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or there are no
+    indices."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
+    if updates:
+        inputs.append(typed(idx, "T"))
     if bounds is None or any(b is None for b in bounds) or any(
             not isinstance(s, str) for b in bounds if isinstance(b, Dim)
             for s in free_symbols(b)):  # (a size that is no name: not said)
@@ -198,24 +201,25 @@ def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0, **_: Any) ->
 
 
 @reads_ranks
-def build_scatter_elements(types: tuple, axis: int = 0, **_: Any) -> dict[str, Any]:
+def build_scatter_elements(types: tuple, axis: int = 0, indices_bounds: Any = None,
+                           **_: Any) -> dict[str, Any]:
     """ScatterElements (and Scatter): data, indices and updates of one rank, updates of
-    the indices' shape, each of its sizes at most data's except along ``axis``; the
-    indices are data: data has an entry along ``axis``, or there are none
-    (:func:`_some_fit`)."""
-    x, i, u = types
+    the indices' shape, each of its sizes at most data's except along ``axis``; each
+    index fits that axis where the interval of their values is known (as Gather's: a
+    constant, a Range), else data has an entry along ``axis``, or there are none
+    (:func:`_fitting`)."""
+    x, i, u = types[:3]  # then the inputs carrying the sizes of the bounds
     if not x.ndim == i.ndim == u.ndim:
         raise ParamError(f"data, indices and updates must have one rank, got {x.ndim}, "
                          f"{i.ndim} and {u.ndim}")
     ax = normalize_axis(axis, x.ndim)
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    return {"sig": _some_fit([typed(a, "T"), typed(idx, "I"), typed(idx, "T")],
-                             [typed(a, "T")], _within(idx, a, ax), [a[ax]], idx),
+    return {"sig": _fitting(a, idx, a, a[ax], indices_bounds, _within(idx, a, ax), True),
             "params": {"axis": ax}}
 
 
-def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int = 0,
-                     reduction: str = "none") -> np.ndarray:
+def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *sizes: np.ndarray,
+                     axis: int = 0, reduction: str = "none", **_: Any) -> np.ndarray:
     y = x.copy()
     i = np.where(i < 0, i + x.shape[axis], i)
     idx = list(np.indices(i.shape, sparse=True))
