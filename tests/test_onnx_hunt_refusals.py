@@ -17,7 +17,9 @@ among the sizes). Each contract held where onnxruntime refuses:
 * ReverseSequence with a constant sequence length longer than the time axis, or
   negative (lengths were not checked);
 * ScatterElements (and Scatter) with constant indices out of range of the axis (taken
-  as data; Gather's and GatherElements' intervals, over one axis, were exact already).
+  as data; Gather's and GatherElements' intervals, over one axis, were exact already);
+* RoiAlign with a constant batch index past X's batch (an empty one among them), or
+  negative (batch indices were not checked).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -268,3 +270,18 @@ def test_constant_indices_fit_one_axis(indices, op, opset, axis, nodes):
     ran, refused, _ = _judge(_model(op, opset, inputs, constants=constants, nodes=nodes,
                                     axis=axis), _grid("n m", range(4)), inputs)
     assert ran >= 2 and refused >= 4, (ran, refused)
+
+
+@pytest.mark.parametrize("batch", [[0], [1], [-1], [], [0, 2]], ids=str)
+@pytest.mark.parametrize("opset", [10, 16])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_batch_indices_name_an_image(batch, opset, nodes):
+    """RoiAlign's constant batch_indices: onnxruntime refuses an index past X's batch
+    (any where X's batch is empty) and a negative one."""
+    rois = np.array([[0, 0, 1, 1]] * len(batch), np.float32).reshape(-1, 4)
+    inputs = {"x": ["n", "c", "h", 2]}
+    model = _model("RoiAlign", opset, inputs, nodes=nodes,
+                   constants={"rois": rois, "b": np.array(batch, np.int64)})
+    ran, refused, _ = _judge(model, _grid("n c h", range(4)), inputs)
+    assert (ran > 0) is (not batch or min(batch) >= 0) and (refused > 0) is bool(batch), \
+        (ran, refused)
