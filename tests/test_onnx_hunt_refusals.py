@@ -21,8 +21,9 @@ among the sizes). Each contract held where onnxruntime refuses:
 * RoiAlign with a constant batch index past X's batch (an empty one among them), or
   negative (batch indices were not checked).
 
-And one gap the other way: GroupNormalization-18 (scale and bias one entry per group, or
-one broadcast) was not in the catalogue; onnxruntime runs it.
+And gaps the other way: GroupNormalization-18 (scale and bias one entry per group, or
+one broadcast) was not in the catalogue; Pad in reflect or edge mode over an empty input
+was refused where each empty axis stays empty (onnxruntime runs it).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -308,3 +309,21 @@ def test_group_normalization_18(x, groups):
                                           num_groups=groups), grid, inputs, corner)
     count("GroupNormalization-18: a corner onnxruntime runs, left refused", corners)
     assert ran >= 4 and refused >= 4, (ran, refused)
+
+
+_PADS = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1, 1, 1, 1], [0, -1, 0, 0], [2, 0, 0, 0],
+         [-1, -1, 1, 1], [1, -1, 0, 2], [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("pads", _PADS, ids=str)
+@pytest.mark.parametrize("mode, opset", [("reflect", 10), ("edge", 10), ("reflect", 11),
+                                         ("edge", 18), ("reflect", 19), ("wrap", 19)])
+def test_pad_of_an_empty_input(pads, mode, opset):
+    """Pad outside constant mode over an empty input: onnxruntime runs reflect and edge
+    where each empty axis stays empty (and none is cropped below 0), wrap nowhere; the
+    contract holds exactly there (and where the input is not empty, as before)."""
+    inputs = {"x": ["n", "m"]}
+    model = _model("Pad", opset, inputs, pads=pads, mode=mode) if opset < 11 else \
+        _model("Pad", opset, inputs, constants={"p": np.array(pads, np.int64)}, mode=mode)
+    ran, refused, _ = _judge(model, _grid("n m", range(5)), inputs)
+    assert ran >= 1 or mode == "wrap", (ran, refused)
