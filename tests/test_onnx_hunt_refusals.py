@@ -23,7 +23,9 @@ among the sizes). Each contract held where onnxruntime refuses:
 
 And gaps the other way: GroupNormalization-18 (scale and bias one entry per group, or
 one broadcast) was not in the catalogue; Pad in reflect or edge mode over an empty input
-was refused where each empty axis stays empty (onnxruntime runs it).
+was refused where each empty axis stays empty (onnxruntime runs it); Squeeze without
+axes over named sizes was left untyped (now typed where no named size is 1: the
+condition kept).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -327,3 +329,19 @@ def test_pad_of_an_empty_input(pads, mode, opset):
         _model("Pad", opset, inputs, constants={"p": np.array(pads, np.int64)}, mode=mode)
     ran, refused, _ = _judge(model, _grid("n m", range(5)), inputs)
     assert ran >= 1 or mode == "wrap", (ran, refused)
+
+
+@pytest.mark.parametrize("x", [["n", 1, "m"], ["n"], [1, "n", 1], [2, 3], ["n", "m", 1, 2]],
+                         ids=str)
+@pytest.mark.parametrize("opset", [11, 13, 21])
+def test_squeeze_without_axes_over_named_sizes(x, opset):
+    """Squeeze without axes drops the axes of size 1, which named sizes leave open: the
+    type drops the axes known to be 1 where no named size is 1 (the condition kept);
+    where one is, onnxruntime drops it too and the contract does not hold (counted)."""
+    inputs = {"x": x}
+    names = " ".join(d for d in x if isinstance(d, str))
+    grid = _grid(names, range(4)) if names else [{}]
+    ran, refused, corners = _judge(_model("Squeeze", opset, inputs), grid, inputs,
+                                   lambda s: 1 in s.values())
+    count("Squeeze without axes: a named size of 1, the contract left not holding", corners)
+    assert refused == 0 and ran == len(grid), (ran, refused)
