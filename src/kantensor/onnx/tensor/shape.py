@@ -140,7 +140,7 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
                   axes: Any = None, **_: Any) -> dict[str, Any]:
     """Squeeze: the given axes (the input's, opset 13; the attribute's, opsets 1 to 12)
     must be 1; without axes, those known to be 1, each named size kept where it is not 1
-    (where it is, onnxruntime drops that axis too: the condition stays)."""
+    (a choice: where it is 1, onnxruntime drops that axis too, another rank)."""
     x = types[0]
     a = dims("a", x.ndim)
     if axes is None and 1 in given and axes_value is not None and len(axes_value) == 1 \
@@ -163,10 +163,8 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         if any(d is None for d in x.shape):
             raise NotKnown("Squeeze without axes needs every size known or named")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
-        fits = [checked(a[i].ne(1), lambda v, _, i=i, d=a[i].name: (
-            f"axis {i} has size 1 ({v[d]}): which axes Squeeze without axes drops the sizes "
-            "decide, and the type drops those known to be 1 alone"))
-            for i, d in enumerate(x.shape) if not isinstance(d, int)]
+        fits = [chosen(a[i].ne(1), _DROPPED) for i, d in enumerate(x.shape)
+                if not isinstance(d, int)]
     return {"x": [1 if i in axes else d for i, d in enumerate(a)],
             "rest": [typed(dims("k"), "int64")] if 1 in given else [],
             "y": [d for i, d in enumerate(a) if i not in axes], "fits": fits,
@@ -232,6 +230,9 @@ def _one_fewer(x: Any, a: list) -> tuple[list, list]:
 
 #: What a negative axis of a Squeeze does, where its value is a size (:func:`_squeeze_one`)
 _NEGATIVE_AXIS = "a negative axis counts from the end"
+#: Squeeze without axes where a named size is 1: that axis is dropped too (a type of
+#: another rank than the build's, which keeps it)
+_DROPPED = "an axis of size 1 is dropped"
 
 #: The most axes of which :func:`_squeeze_one` picks one (its condition is of degree
 #: rank - 1 in the axis; past this the node is refused, as before)
