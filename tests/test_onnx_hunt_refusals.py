@@ -11,7 +11,21 @@ among the sizes). Each contract held where onnxruntime refuses:
   up to it not) aborts onnxruntime's process;
 * DFT of an empty signal axis to an output that is not empty (one-sided, or of a
   dft_length) is refused ("signal dimension must be greater than zero");
-* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process.
+* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process;
+* GatherND and ScatterND with constant indices out of range of an indexed axis (the
+  indices were taken as data: each indexed axis needed an entry);
+* ReverseSequence with a constant sequence length longer than the time axis, or
+  negative (lengths were not checked);
+* ScatterElements (and Scatter) with constant indices out of range of the axis (taken
+  as data; Gather's and GatherElements' intervals, over one axis, were exact already);
+* RoiAlign with a constant batch index past X's batch (an empty one among them), or
+  negative (batch indices were not checked).
+
+And gaps the other way: GroupNormalization-18 (scale and bias one entry per group, or
+one broadcast) was not in the catalogue; Pad in reflect or edge mode over an empty input
+was refused where each empty axis stays empty (onnxruntime runs it); Squeeze without
+axes over named sizes was left untyped (now typed where no named size is 1: the
+condition kept, a choice).
 
 Where onnxruntime runs, the contract holds and the model at those sizes is typed with
 onnxruntime's shape (a size the data decides, Unique's count, left open).
@@ -33,16 +47,20 @@ from onnxsweep import model_of
 
 
 def _model(op: str, opset: int, inputs: dict, outputs: int = 1,
-           constants: dict | None = None, **attributes):
+           constants: dict | None = None, nodes: bool = False, **attributes):
+    """A one-node model; ``constants`` its initializers (Constant nodes if ``nodes``)."""
     constants = constants or {}
     node = helper.make_node(op, [*inputs, *(n if v is not None else "" for n, v in
                                             constants.items())],
                             [f"y{i}" for i in range(outputs)], **attributes)
-    return model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, dims)
-                             for n, dims in inputs.items()], opset,
-                    outputs=tuple(node.output), initializers=tuple(
-                        numpy_helper.from_array(np.asarray(v), n)
-                        for n, v in constants.items() if v is not None))
+    given = tuple(numpy_helper.from_array(np.asarray(v), n)
+                  for n, v in constants.items() if v is not None)
+    made = [helper.make_node("Constant", [], [t.name], value=t) for t in given] \
+        if nodes else []
+    return model_of([*made, node], [helper.make_tensor_value_info(n, TensorProto.FLOAT,
+                                                                   dims)
+                                    for n, dims in inputs.items()], opset,
+                    outputs=tuple(node.output), initializers=() if nodes else given)
 
 
 def _judge(model, grid: list[dict], inputs: dict, corner=lambda s: False) -> tuple:
@@ -194,3 +212,137 @@ def test_a_window_of_size_zero(op, size, computed):
         assert holds is True
         (out,) = ko.infer_shapes(model).graph.output
         assert tuple(d.dim_value for d in out.type.tensor_type.shape.dim) == got[0]
+
+
+_INDICES = [[[0, 1]], [[1, 0], [0, 2]], [[-1, 0]], [[0, -3]], [[2, 2]], [[3, -1], [0, 0]],
+            np.zeros((0, 2), np.int64)]
+
+
+@pytest.mark.parametrize("indices", _INDICES, ids=str)
+@pytest.mark.parametrize("op, opset", [("GatherND", 11), ("GatherND", 13),
+                                       ("ScatterND", 11), ("ScatterND", 16)])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_nd_indices_fit_column_by_column(indices, op, opset, nodes):
+    """Constant indices (an initializer, a Constant node) of GatherND and ScatterND:
+    onnxruntime refuses an index outside ``[-d, d)`` of its column's axis ``d``; the
+    contract holds exactly where it runs (each column's least and greatest value known)."""
+    i = np.asarray(indices, np.int64).reshape(-1, 2)
+    gather = op == "GatherND"
+    constants = {"i": i} if gather else {"i": i, "u": np.ones(len(i), np.float32)}
+    inputs = {"x": ["n", "m", "k"] if gather else ["n", "m"]}
+    ran, refused, _ = _judge(_model(op, opset, inputs, constants=constants, nodes=nodes),
+                             _grid("n m k", (0, 1, 2, 3)) if gather else _grid("n m", range(5)),
+                             inputs)
+    assert ran >= 1 and (refused > 0) is (len(i) > 0), (ran, refused)
+
+
+@pytest.mark.parametrize("indices", [[[[1], [0]], [[0], [2]]], [[[-2]], [[1]]]], ids=str)
+def test_constant_nd_indices_after_batch_axes(indices):
+    """GatherND with batch_dims 1: column k of the indices indexes data's axis 1 + k; the
+    slice each tuple reads empty (``m`` 0), onnxruntime checks no index."""
+    i = np.asarray(indices, np.int64)
+    inputs = {"x": [2, "n", "m"]}
+    ran, refused, _ = _judge(_model("GatherND", 13, inputs, constants={"i": i},
+                                    batch_dims=1), _grid("n m", (0, 1, 2, 3)), inputs)
+    assert ran >= 1 and refused >= 1, (ran, refused)
+
+
+@pytest.mark.parametrize("lens", [[0, 2], [3, 1], [-1, 1], [1, 1], [0, 0]], ids=str)
+@pytest.mark.parametrize("time_axis", [0, 1])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_sequence_lengths_fit_the_time_axis(lens, time_axis, nodes):
+    """ReverseSequence's constant sequence_lens: onnxruntime refuses one longer than the
+    time axis, and a negative one at any size."""
+    inputs = {"x": ["t", 2, "k"] if time_axis == 0 else [2, "t", "k"]}
+    model = _model("ReverseSequence", 10, inputs, constants={"l": np.array(lens, np.int64)},
+                   nodes=nodes, time_axis=time_axis, batch_axis=1 - time_axis)
+    ran, refused, _ = _judge(model, _grid("t k", range(5)), inputs)
+    assert (ran > 0) is (min(lens) >= 0) and (refused > 0) is (max(lens) > 0), (ran, refused)
+
+
+@pytest.mark.parametrize("indices", [[[0, 1]], [[2, -1]], [[-3, 0]], [[0, 0]]], ids=str)
+@pytest.mark.parametrize("op, opset", [("Scatter", 9), ("ScatterElements", 11),
+                                       ("ScatterElements", 16), ("GatherElements", 13),
+                                       ("Gather", 13)])
+@pytest.mark.parametrize("axis", [0, 1])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_indices_fit_one_axis(indices, op, opset, axis, nodes):
+    """Constant indices along one axis: onnxruntime refuses one outside ``[-d, d)``; the
+    interval of their values, over the one axis, states exactly where it runs."""
+    i = np.array(indices, np.int64)
+    constants = {"i": i} if op.startswith("Gather") else \
+        {"i": i, "u": np.ones(i.shape, np.float32)}
+    inputs = {"x": ["n", "m"]}
+    ran, refused, _ = _judge(_model(op, opset, inputs, constants=constants, nodes=nodes,
+                                    axis=axis), _grid("n m", range(4)), inputs)
+    assert ran >= 2 and refused >= 4, (ran, refused)
+
+
+@pytest.mark.parametrize("batch", [[0], [1], [-1], [], [0, 2]], ids=str)
+@pytest.mark.parametrize("opset", [10, 16])
+@pytest.mark.parametrize("nodes", [False, True])
+def test_constant_batch_indices_name_an_image(batch, opset, nodes):
+    """RoiAlign's constant batch_indices: onnxruntime refuses an index past X's batch
+    (any where X's batch is empty) and a negative one."""
+    rois = np.array([[0, 0, 1, 1]] * len(batch), np.float32).reshape(-1, 4)
+    inputs = {"x": ["n", "c", "h", 2]}
+    model = _model("RoiAlign", opset, inputs, nodes=nodes,
+                   constants={"rois": rois, "b": np.array(batch, np.int64)})
+    ran, refused, _ = _judge(model, _grid("n c h", range(4)), inputs)
+    assert (ran > 0) is (not batch or min(batch) >= 0) and (refused > 0) is bool(batch), \
+        (ran, refused)
+
+
+@pytest.mark.parametrize("x", [["n", "c"], ["n", "c", "h"], ["n", "c", "h", 2]], ids=str)
+@pytest.mark.parametrize("groups", [1, 2, 3])
+def test_group_normalization_18(x, groups):
+    """GroupNormalization-18: typed where onnxruntime runs it (scale and bias of
+    ``groups`` entries or of 1 each, C divisible by the groups, no empty axis), and
+    never where it refuses. Corners of an empty X of rank 4 it runs (its reshape to
+    (N, groups, -1) of no element) are left refused (counted): at one (C and H empty)
+    its Y is not of X's shape."""
+    inputs = {"x": x, "s": ["g"], "b": ["k"]}
+    names = " ".join(d for d in x if isinstance(d, str))
+    grid = [{**s, "g": g, "k": k} for s in _grid(names, (0, 1, 2, 3, 4))
+            for g in (0, 1, 2, 3) for k in (1, 2, 3)]
+    corner = (lambda s: 0 in (s["n"], s["c"], s["h"])) if len(x) == 4 else \
+        (lambda s: False)
+    ran, refused, corners = _judge(_model("GroupNormalization", 18, inputs,
+                                          num_groups=groups), grid, inputs, corner)
+    count("GroupNormalization-18: a corner onnxruntime runs, left refused", corners)
+    assert ran >= 4 and refused >= 4, (ran, refused)
+
+
+_PADS = [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 0, 1], [1, 1, 1, 1], [0, -1, 0, 0], [2, 0, 0, 0],
+         [-1, -1, 1, 1], [1, -1, 0, 2], [0, 0, 0, 0]]
+
+
+@pytest.mark.parametrize("pads", _PADS, ids=str)
+@pytest.mark.parametrize("mode, opset", [("reflect", 10), ("edge", 10), ("reflect", 11),
+                                         ("edge", 18), ("reflect", 19), ("wrap", 19)])
+def test_pad_of_an_empty_input(pads, mode, opset):
+    """Pad outside constant mode over an empty input: onnxruntime runs reflect and edge
+    where each empty axis stays empty (and none is cropped below 0), wrap nowhere; the
+    contract holds exactly there (and where the input is not empty, as before)."""
+    inputs = {"x": ["n", "m"]}
+    model = _model("Pad", opset, inputs, pads=pads, mode=mode) if opset < 11 else \
+        _model("Pad", opset, inputs, constants={"p": np.array(pads, np.int64)}, mode=mode)
+    ran, refused, _ = _judge(model, _grid("n m", range(5)), inputs)
+    assert ran >= 1 or mode == "wrap", (ran, refused)
+
+
+@pytest.mark.parametrize("x", [["n", 1, "m"], ["n"], [1, "n", 1], [2, 3], ["n", "m", 1, 2]],
+                         ids=str)
+@pytest.mark.parametrize("opset", [11, 13, 21])
+def test_squeeze_without_axes_over_named_sizes(x, opset):
+    """Squeeze without axes drops the axes of size 1, which named sizes leave open: the
+    type drops the axes known to be 1 where no named size is 1 (the condition kept, a
+    choice); where one is, onnxruntime drops it too and the contract is undecided
+    (counted)."""
+    inputs = {"x": x}
+    names = " ".join(d for d in x if isinstance(d, str))
+    grid = _grid(names, range(4)) if names else [{}]
+    ran, refused, corners = _judge(_model("Squeeze", opset, inputs), grid, inputs,
+                                   lambda s: 1 in s.values())
+    count("Squeeze without axes: a named size of 1, the contract undecided", corners)
+    assert refused == 0 and ran == len(grid), (ran, refused)

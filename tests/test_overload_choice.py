@@ -226,8 +226,9 @@ def test_alternatives_of_one_rank_stay_a_case_split():
 
 # -- ONNX: Squeeze without axes over sizes it cannot read --------------------------------
 def _squeeze_model(weight_rows: int | None):
-    """``Squeeze(x: [n, 3])`` without axes (left untyped: its output's rank is the
-    sizes'), then a MatMul by a ``[weight_rows, 4]`` weight (None: no MatMul)."""
+    """``Squeeze(x: [n, ?])`` without axes (left untyped: its output's rank is the
+    sizes', one of them neither known nor named; fed 3), then a MatMul by a
+    ``[weight_rows, 4]`` weight (None: no MatMul)."""
     nodes = [helper.make_node("Squeeze", ["x"], ["y"], name="sq")]
     inits, out = [], "y"
     if weight_rows is not None:
@@ -235,7 +236,7 @@ def _squeeze_model(weight_rows: int | None):
         nodes.append(helper.make_node("MatMul", ["y", "W"], ["z"], name="mm"))
         out = "z"
     graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["n", 3])],
+        nodes, "g", [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, ["n", None])],
         [helper.make_tensor_value_info(out, onnx.TensorProto.FLOAT, None)], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
@@ -253,12 +254,13 @@ def test_an_untyped_onnx_node_leaves_the_contract_approximate(rows):
     with pytest.raises(ValueError, match="no sizes are known to be valid"):
         c.box()
     for n in range(5):
-        verdict = c.holds(n=n)
+        at = {"n": n, "x.shape[1]": 3}
+        verdict = c.holds(**at)
         assert verdict.value is None and "every condition holds, but node 'sq'" in str(verdict)
-        assert not c.inner.holds(n=n).value
+        assert not c.inner.holds(**at).value
         ran = ortrun.run(model, {"x": np.zeros((n, 3), np.float32)})
         if not isinstance(ran, ortrun.Refusal):
-            assert c.outer.holds(n=n).value  # valid points are in the outer one
+            assert c.outer.holds(**at).value  # valid points are in the outer one
 
 
 def test_a_choice_prunes_no_need():

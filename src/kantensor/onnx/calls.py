@@ -56,6 +56,9 @@ class CallPlan(NamedTuple):
     lengths: dict[int, str]
     #: parameter name -> the attribute type it reads (:data:`ATTRIBUTE_TYPES`)
     attribute_types: dict[str, int]
+    #: the value parameters of kind ``index_values`` (constant indices, read only for
+    #: the conditions their values make, not per entry: of any number of entries)
+    any_length: frozenset[str] = frozenset()
 
 
 def _type_name(code: int) -> str:
@@ -82,7 +85,9 @@ def call_plan(entry: OnnxOp) -> CallPlan:
              if p.kind in ATTRIBUTE_TYPES}
     return CallPlan(tuple(inputs), "given" in params, "outputs" in params,
                     frozenset(f"{s.strip('*?')}_{kind}" for s in entry.inputs
-                              for kind in ("value", "length")), lengths, types)
+                              for kind in ("value", "length")), lengths, types,
+                    frozenset(p.name for p in entry.entry.spec.params
+                              if p.kind == "index_values"))
 
 
 def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
@@ -107,7 +112,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         var = reader.var(source, node)
         tensors.append(var)
         if value is not None:
-            value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
+            if value not in plan.any_length:
+                value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
             params[value] = as_param(reader.value(source), getattr(var.type, "dtype", ""))
             if reader.graph:  # sizes the data decides: read when the graph runs
                 params[value] = reader.counts.at_run_time(reader, params[value])

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ops.params import ParamError
 from ..ops.templates import dims, reads_ranks, typed
 from .shared import rest_operands
 
@@ -76,7 +77,17 @@ def nms(boxes: np.ndarray, scores: np.ndarray, *rest: np.ndarray, given: tuple =
 
 
 @reads_ranks
-def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1, **_: Any
-                    ) -> dict[str, Any]:
-    r, c = dims("r c")
-    return {"y": [r, c, output_height, output_width]}
+def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1,
+                    batch_indices_value: Any = None, **_: Any) -> dict[str, Any]:
+    """RoiAlign: one output per region of interest. Constant batch indices
+    (``batch_indices_value``) each name an image of X, ``0 <= k < n`` (onnxruntime
+    refuses others, and any negative one); indices that are data are not checked (the
+    run decides)."""
+    r, c, n = dims("r c n")
+    fits = []
+    if batch_indices_value:
+        if min(batch_indices_value) < 0:
+            raise ParamError(f"a batch index is negative: {min(batch_indices_value)}")
+        fits.append(n >= max(batch_indices_value) + 1)
+    return {"y": [r, c, output_height, output_width], "fits": fits,
+            "params": {"batch_indices_value": None}}

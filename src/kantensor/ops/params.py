@@ -297,6 +297,18 @@ def _partial_values(value: Any) -> tuple[int | float | Dim | None, ...] | None:
     return tuple(v if v is None or isinstance(v, Dim) else _number(v) for v in value)
 
 
+def _index_values(value: Any) -> tuple[int, ...] | None:
+    """Integers all known (an ONNX input's constant indices, read for the conditions
+    they make), or None: unknown, or an entry that is no int (a size, unknown)."""
+    if value is None:
+        return None
+    if not isinstance(value, Sequence) or isinstance(value, str):
+        value = (value,)
+    if not all(isinstance(v, int | np.integer) and not isinstance(v, bool) for v in value):
+        return None
+    return tuple(int(v) for v in value)
+
+
 def _dtyped_number(value: Any) -> tuple[str, bool | int | float | complex]:
     """A number with its dtype, ``(dtype, value)``: a one-element array (ONNX's tensor
     attributes such as ConstantOfShape's ``value``) or such a pair."""
@@ -449,6 +461,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "sizes": _symbolic_shape,
     "partial_sizes": _partial_sizes,
     "partial_values": _partial_values,
+    "index_values": _index_values,
     "dtyped_number": _dtyped_number,
     "axis": _int,
     "maybe_axis": _maybe_axis,

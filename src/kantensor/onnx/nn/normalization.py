@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
-from ...ops.templates import checked, dims, groups, reads_ranks, typed
+from ...ops.templates import alternative, checked, dims, groups, reads_ranks, typed
 from ...syntax.ast import Clause, DimVar, TensorPattern
 from ..dtypes import dtype_of
 
@@ -139,11 +139,32 @@ def build_instance_norm(types: tuple, **_: Any) -> dict[str, Any]:
 @reads_ranks
 def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
     """GroupNormalization (opset 21): Y like X (N, C, ...); scale and bias have X's C
-    entries, and C is divisible by num_groups (each group has as many channels). X has
-    no empty axis: onnxruntime's function reshapes it to (N, num_groups, -1), which it
-    refuses for an empty X (but for one corner of rank 4 and one group, C and the first
-    spatial axis empty, which it runs: left refused, never claimed)."""
-    a = _channels(types[0], 2, "GroupNormalization")
+    entries, and C is divisible by num_groups (each group has as many channels); X has
+    no empty axis (:func:`_grouped`)."""
+    a, clauses = _grouped(types[0], num_groups)
+    return {"x": a, "rest": [*[typed([a[1]], "T")] * (len(types) - 1), *clauses],
+            "outs": [typed(a, "T")]}
+
+
+@reads_ranks
+def build_group_norm18(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
+    """GroupNormalization (opsets 18 to 20): as opset 21's (:func:`build_group_norm`),
+    but scale and bias have one entry per group (ONNX's schema), or one entry, which
+    onnxruntime's function broadcasts over the groups (each of the two alike)."""
+    a, clauses = _grouped(types[0], num_groups)
+    x, y = typed(a, "T"), [typed(a, "T")]
+    sizes = sorted({1, num_groups})
+    return {"sig": [alternative([x, typed([s], "T"), typed([b], "T")], y, clauses)
+                    for s in sizes for b in sizes]}
+
+
+def _grouped(x: Any, num_groups: int) -> tuple[list[DimVar], list[Clause]]:
+    """X's dim variables (N, C, ...) and what GroupNormalization needs of them: C
+    divisible by ``num_groups`` (of 1 or more), and no empty axis (onnxruntime's function
+    reshapes X to (N, num_groups, -1), which it refuses for an empty X, but for one
+    corner of rank 4 and one group, C and the first spatial axis empty, where its Y is
+    not X's shape: left refused, never claimed)."""
+    a = _channels(x, 2, "GroupNormalization")
     if num_groups < 1:
         raise ParamError(f"num_groups must be positive, got {num_groups}")
     fits = checked((a[1] % num_groups).eq(0), lambda v, _, c=a[1].name: (
@@ -151,8 +172,7 @@ def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
     full = [checked(d >= 1, lambda v, types, i=i: (
         f"axis {i} of {types[0]} is empty (onnxruntime's GroupNormalization reshapes X to "
         "(N, num_groups, -1), refused for an empty X)")) for i, d in enumerate(a)]
-    return {"x": a, "rest": [*[typed([a[1]], "T")] * (len(types) - 1), fits, *full],
-            "outs": [typed(a, "T")]}
+    return a, [fits, *full]
 
 
 @reads_ranks
@@ -231,6 +251,16 @@ def group_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups
     y = ((g - m) / np.sqrt(v + epsilon)).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
     return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)
+
+
+def group_norm18(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int,
+                 epsilon: float = 1e-5) -> np.ndarray:
+    """Opset 18's: each group's scale and bias (or one of each, broadcast)."""
+    n = x.shape[0]
+    g = x.reshape(n, num_groups, -1).astype(np.float64)
+    m, v = g.mean(axis=-1, keepdims=True), g.var(axis=-1, keepdims=True)
+    y = (g - m) / np.sqrt(v + epsilon) * scale.reshape(1, -1, 1) + bias.reshape(1, -1, 1)
+    return y.reshape(x.shape).astype(x.dtype)
 
 
 def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,

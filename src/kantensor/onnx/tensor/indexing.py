@@ -51,13 +51,16 @@ _INTEGER = InCategory(DTypeVar("I"), "integer")
 
 
 def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
-             ties: Sequence[Clause] = ()) -> list[Alternative]:
+             ties: Sequence[Clause] = (), updates: bool = False) -> list[Alternative]:
     """The alternatives of a gather of ``x`` by indices ``idx`` along an axis of size
-    ``n`` (each with the clauses ``ties``): where the interval ``bounds`` = (lo, end) of
-    the indices' values is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it
-    is not (indices that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or
-    there are no indices."""
+    ``n`` (each with the clauses ``ties``; ``updates``: a scatter's, of the indices'
+    shape, after them): where the interval ``bounds`` = (lo, end) of the indices' values
+    is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it is not (indices
+    that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or there are no
+    indices."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
+    if updates:
+        inputs.append(typed(idx, "T"))
     if bounds is None or any(b is None for b in bounds) or any(
             not isinstance(s, str) for b in bounds if isinstance(b, Dim)
             for s in free_symbols(b)):  # (a size that is no name: not said)
@@ -128,13 +131,16 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
 
 
 @reads_known_sizes
-def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, Any]:
+def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None, **_: Any
+                    ) -> dict[str, Any]:
     """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
     axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
     first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
     the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
-    and ``b + q`` at most data's rank. The indices are data: each indexed axis has an
-    entry, or there are no index tuples (:func:`_some_fit`)."""
+    and ``b + q`` at most data's rank. Where the indices are constant
+    (``indices_value``), each of their columns fits its axis (:func:`_columns_fit`);
+    where they are data, each indexed axis has an entry, or there are no index tuples
+    (:func:`_some_fit`)."""
     x, i = types
     b = batch_dims
     if x.ndim < 1 or i.ndim < 1:
@@ -151,11 +157,35 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, **_: Any) -> dict[str, An
                          f"less batch_dims {b}")
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
     count = [*a[:b], *idx[b:-1]]  # (the batch axes, then the index tuples' count's)
-    return {"sig": _some_fit([typed(a, "T"), typed([*count, q], "int64")],
-                             [typed([*count, *a[b + q:]], "T")], [], a[b:b + q], count)}
+    return {"sig": _columns_fit([typed(a, "T"), typed([*count, q], "int64")],
+                                [typed([*count, *a[b + q:]], "T")], a[b:b + q], count,
+                                indices_value, a[b + q:]),
+            "params": {"indices_value": None}}
 
 
-def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarray:
+def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[Any],
+                 value: tuple[int, ...] | None, unread: Sequence[DimVar] = ()
+                 ) -> list[Alternative]:
+    """The alternatives of index tuples into ``axes`` (GatherND's, ScatterND's): where
+    their values are constant (``value``, row-major, one column per axis), each column's
+    least ``lo`` and greatest ``hi`` value are known, and ``-d <= lo`` and ``hi < d``
+    for its axis' size ``d`` is what onnxruntime checks of each index (exact, where an
+    interval over the whole tensor would ask every axis to hold every column's values);
+    no tuples, no condition; nor where the slice each tuple reads (``unread``, its
+    axes: GatherND's) is empty, which onnxruntime's GatherND does not check. Where the
+    indices are data: :func:`_some_fit`."""
+    if value is None:
+        return _some_fit(inputs, out, [], axes, idx)
+    q = len(axes)
+    clauses = [] if not value else [
+        d >= max(max(value[k::q]) + 1, -min(value[k::q])) for k, d in enumerate(axes)]
+    fits = [alternative(inputs, out, clauses)]
+    if clauses and unread:
+        fits.append(alternative(inputs, out, [size_of(unread).eq(0)]))
+    return fits
+
+
+def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0, **_: Any) -> np.ndarray:
     i = i.astype(np.int64)
     if i.shape[-1] == 0:  # no axis indexed: data's (batch's) elements for each index
         b, mid = batch_dims, i.shape[batch_dims:-1]
@@ -171,24 +201,25 @@ def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0) -> np.ndarra
 
 
 @reads_ranks
-def build_scatter_elements(types: tuple, axis: int = 0, **_: Any) -> dict[str, Any]:
+def build_scatter_elements(types: tuple, axis: int = 0, indices_bounds: Any = None,
+                           **_: Any) -> dict[str, Any]:
     """ScatterElements (and Scatter): data, indices and updates of one rank, updates of
-    the indices' shape, each of its sizes at most data's except along ``axis``; the
-    indices are data: data has an entry along ``axis``, or there are none
-    (:func:`_some_fit`)."""
-    x, i, u = types
+    the indices' shape, each of its sizes at most data's except along ``axis``; each
+    index fits that axis where the interval of their values is known (as Gather's: a
+    constant, a Range), else data has an entry along ``axis``, or there are none
+    (:func:`_fitting`)."""
+    x, i, u = types[:3]  # then the inputs carrying the sizes of the bounds
     if not x.ndim == i.ndim == u.ndim:
         raise ParamError(f"data, indices and updates must have one rank, got {x.ndim}, "
                          f"{i.ndim} and {u.ndim}")
     ax = normalize_axis(axis, x.ndim)
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    return {"sig": _some_fit([typed(a, "T"), typed(idx, "I"), typed(idx, "T")],
-                             [typed(a, "T")], _within(idx, a, ax), [a[ax]], idx),
+    return {"sig": _fitting(a, idx, a, a[ax], indices_bounds, _within(idx, a, ax), True),
             "params": {"axis": ax}}
 
 
-def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int = 0,
-                     reduction: str = "none") -> np.ndarray:
+def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *sizes: np.ndarray,
+                     axis: int = 0, reduction: str = "none", **_: Any) -> np.ndarray:
     y = x.copy()
     i = np.where(i < 0, i + x.shape[axis], i)
     idx = list(np.indices(i.shape, sparse=True))
@@ -202,13 +233,13 @@ def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, axis: int =
 
 
 @reads_ranks
-def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
+def build_scatter_nd(types: tuple, indices_value: Any = None, **_: Any) -> dict[str, Any]:
     """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
     the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
     ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
     that size is unknown; data and indices have one axis or more (as onnxruntime checks).
-    The indices are data: each of the ``q`` indexed axes has an entry, or there are no
-    index tuples (:func:`_some_fit`)."""
+    Constant indices fit their axes column by column, data ones need an entry in each
+    indexed axis or no index tuples (:func:`_columns_fit`)."""
     x, i, u = types
     if x.ndim < 1 or i.ndim < 1:
         raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
@@ -219,13 +250,14 @@ def build_scatter_nd(types: tuple, **_: Any) -> dict[str, Any]:
                          f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
                          "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
     a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
-    return {"sig": _some_fit([typed(a, "T"), typed([*idx, q], "int64"),
-                              typed([*idx, *a[q:]], "T")], [typed(a, "T")], [], a[:q],
-                             idx)}
+    return {"sig": _columns_fit([typed(a, "T"), typed([*idx, q], "int64"),
+                                 typed([*idx, *a[q:]], "T")], [typed(a, "T")], a[:q], idx,
+                                indices_value),
+            "params": {"indices_value": None}}
 
 
-def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none"
-               ) -> np.ndarray:
+def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none",
+               **_: Any) -> np.ndarray:
     y = x.copy()
     idx = tuple(np.moveaxis(i, -1, 0))
     ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
@@ -408,20 +440,29 @@ def trilu(x: np.ndarray, *k: np.ndarray, upper: int = 1) -> np.ndarray:
 
 
 @reads_ranks
-def build_reverse_sequence(types: tuple, batch_axis: int = 1, time_axis: int = 0, **_: Any
-                           ) -> dict[str, Any]:
+def build_reverse_sequence(types: tuple, batch_axis: int = 1, time_axis: int = 0,
+                           sequence_lens_value: Any = None, **_: Any) -> dict[str, Any]:
     """ReverseSequence: one sequence length per batch entry (the input of rank 2 or more,
-    its batch and time axes 0 and 1)."""
+    its batch and time axes 0 and 1). Constant lengths (``sequence_lens_value``) are at
+    most the time axis (onnxruntime refuses a longer one, and any negative one); lengths
+    that are data are not checked (what they need, ``0 <= len <= time``, the run
+    decides)."""
     x = types[0]
     if x.ndim < 2 or {batch_axis, time_axis} != {0, 1}:
         raise ParamError(f"the input must have 2 axes or more and batch_axis, time_axis be "
                          f"0 and 1, got {x.ndim} axes, {batch_axis} and {time_axis}")
     a = dims("a", x.ndim)
-    return {"x": a, "lens": [a[batch_axis]]}
+    fits: list[Clause] = []
+    if sequence_lens_value:
+        if min(sequence_lens_value) < 0:
+            raise ParamError(f"a sequence length is negative: {min(sequence_lens_value)}")
+        fits.append(a[time_axis] >= max(sequence_lens_value))
+    return {"x": a, "lens": [a[batch_axis]], "fits": fits,
+            "params": {"sequence_lens_value": None}}
 
 
 def reverse_sequence(x: np.ndarray, lengths: np.ndarray, *, batch_axis: int = 1,
-                     time_axis: int = 0) -> np.ndarray:
+                     time_axis: int = 0, **_: Any) -> np.ndarray:
     y = x.copy()
     for b, n in enumerate(lengths.tolist()):
         src = [slice(None)] * x.ndim

@@ -139,7 +139,8 @@ def unsqueeze(x: np.ndarray, *rest: np.ndarray, axes_value: tuple | None = (),
 def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
                   axes: Any = None, **_: Any) -> dict[str, Any]:
     """Squeeze: the given axes (the input's, opset 13; the attribute's, opsets 1 to 12)
-    must be 1; without axes, those known to be 1."""
+    must be 1; without axes, those known to be 1, each named size kept where it is not 1
+    (a choice: where it is 1, onnxruntime drops that axis too, another rank)."""
     x = types[0]
     a = dims("a", x.ndim)
     if axes is None and 1 in given and axes_value is not None and len(axes_value) == 1 \
@@ -153,17 +154,20 @@ def build_squeeze(types: tuple, axes_value: Any = None, given: tuple = (0,),
         return {"x": a, "rest": [typed(dims("k"), "int64")], "y": out,
                 "fits": [*(u >= 0 for u in unknown), _some_one(a)],
                 "params": {"axes_value": (None,), "axes": None}}
+    fits: list[Clause] = []
     if axes is not None:
         axes = normalize_axes(tuple(axes), x.ndim)
     elif 1 in given:
         axes = normalize_axes(constant_ints(axes_value, "axes", RANK_BY_VALUES), x.ndim)
-    else:
-        if any(d is None or isinstance(d, Dim) for d in x.shape):
-            raise NotKnown("Squeeze without axes needs every size known")
+    else:  # (no axes: those of size 1; a size that is no int is kept where it is not 1)
+        if any(d is None for d in x.shape):
+            raise NotKnown("Squeeze without axes needs every size known or named")
         axes = tuple(i for i, d in enumerate(x.shape) if d == 1)
+        fits = [chosen(a[i].ne(1), _DROPPED) for i, d in enumerate(x.shape)
+                if not isinstance(d, int)]
     return {"x": [1 if i in axes else d for i, d in enumerate(a)],
             "rest": [typed(dims("k"), "int64")] if 1 in given else [],
-            "y": [d for i, d in enumerate(a) if i not in axes], "fits": [],
+            "y": [d for i, d in enumerate(a) if i not in axes], "fits": fits,
             "params": {"axes_value": axes, "axes": axes}}
 
 
@@ -226,6 +230,9 @@ def _one_fewer(x: Any, a: list) -> tuple[list, list]:
 
 #: What a negative axis of a Squeeze does, where its value is a size (:func:`_squeeze_one`)
 _NEGATIVE_AXIS = "a negative axis counts from the end"
+#: Squeeze without axes where a named size is 1: that axis is dropped too (a type of
+#: another rank than the build's, which keeps it)
+_DROPPED = "an axis of size 1 is dropped"
 
 #: The most axes of which :func:`_squeeze_one` picks one (its condition is of degree
 #: rank - 1 in the axis; past this the node is refused, as before)
