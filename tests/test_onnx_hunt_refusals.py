@@ -11,7 +11,7 @@ among the sizes). Each contract held where onnxruntime refuses:
   up to it not) aborts onnxruntime's process;
 * DFT of an empty signal axis to an output that is not empty (one-sided, or of a
   dft_length) is refused ("signal dimension must be greater than zero");
-* GRU of an empty batch or sequence, LSTM of an empty batch, abort its process;
+* GRU of an empty batch, sequence or input size, LSTM of an empty batch, abort its process;
 * GatherND and ScatterND with constant indices out of range of an indexed axis (the
   indices were taken as data: each indexed axis needed an entry);
 * ReverseSequence with a constant sequence length longer than the time axis, or
@@ -170,6 +170,22 @@ def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction)
                                     hidden_size=2, direction=direction),
                              _grid("s b"), inputs)
     assert ran >= 4 and (refused > 0) is (op != "RNN"), (ran, refused)
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+@pytest.mark.parametrize("opset", [7, 14, 22])
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_a_recurrence_of_an_empty_input_size(op, gates, opset, direction):
+    """X of no feature (W's last axis 0): onnxruntime's GRU aborts at every size, its RNN
+    and LSTM run (LSTM with a batch)."""
+    dirs = 2 if direction == "bidirectional" else 1
+    inputs = {"x": ["s", "b", 0]}
+    constants = {"w": np.zeros((dirs, gates * 2, 0), np.float32),
+                 "r": np.zeros((dirs, gates * 2, 2), np.float32)}
+    ran, refused, _ = _judge(_model(op, opset, inputs, outputs=2, constants=constants,
+                                    hidden_size=2, direction=direction),
+                             _grid("s b"), inputs)
+    assert (ran == 0) is (op == "GRU") and ran + refused == 9, (ran, refused)
 
 
 @pytest.mark.parametrize("opset", [11, 12, 13])

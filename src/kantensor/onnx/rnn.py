@@ -18,8 +18,8 @@ def build_rnn(types: tuple, hidden_size: int, direction: str = "forward", layout
     """RNN, GRU, LSTM: Y (seq, dirs, batch, hidden), Y_h and Y_c (dirs, batch, hidden);
     batch first with ``layout`` 1. The optional inputs have the shapes onnxruntime checks:
     B (dirs, 2*gates*hidden), sequence_lens (batch), initial_h and initial_c like Y_h, P
-    (dirs, 3*hidden). onnxruntime's GRU needs a batch and a sequence, its LSTM a batch (an
-    empty one aborts its process, found by brute force at sizes 0 to 2)."""
+    (dirs, 3*hidden). onnxruntime's GRU needs a batch, a sequence and an input size, its
+    LSTM a batch (an empty one aborts its process, found by brute force at sizes 0 to 2)."""
     dirs = 2 if direction == "bidirectional" else 1
     h = hidden_size
     b, s, i = dims("b s i")
@@ -30,8 +30,8 @@ def build_rnn(types: tuple, hidden_size: int, direction: str = "forward", layout
     outs = [typed(y, "T"), typed(state, "T"), typed(state, "T")][:outputs]
     optional = {3: typed([dirs, 2 * gates * h], "T"), 4: typed([b], "int32"),
                 5: typed(state, "T"), 6: typed(state, "T"), 7: typed([dirs, 3 * h], "T")}
-    # an empty batch (LSTM, GRU) or sequence (GRU) aborts onnxruntime's process
-    fits = [b >= 1, s >= 1] if gates == 3 else [b >= 1] if gates == 4 else []
+    # an empty batch (LSTM, GRU), sequence or input size (GRU) aborts onnxruntime's process
+    fits = [b >= 1, s >= 1, i >= 1] if gates == 3 else [b >= 1] if gates == 4 else []
     return {"x": x, "w": [dirs, gates * h, i], "r": [dirs, gates * h, h],
             "rest": [optional[p] for p in given[3:]], "outs": outs, "fits": fits}
 
