@@ -310,18 +310,7 @@ def build_one_hot(types: tuple, axis: int, depth_value: Any, indices_bounds: Any
     scalar or a tensor of one entry (the spec), a float one truncated (onnxruntime casts
     it to int64); onnxruntime refuses a depth below 1, so an int one is checked now and
     a size (``Shape(x)[0]``, a Loop's iteration number) is needed >= 1.
-
-    OneHot-9 (opsets 9 and 10, the entry that takes ``indices_bounds``, the interval of
-    the indices' values where the model states it): indices with a negative entry leave
-    the node untyped, its contract undecided. onnx's inference, which onnxruntime runs as
-    it loads a model, refuses them where they are a constant ("must be non-negative for
-    OneHot opset < 11"), while its kernel runs computed ones; an interval does not tell
-    the two apart."""
-    if indices_bounds is not None and isinstance(indices_bounds[0], int) \
-            and indices_bounds[0] < 0:
-        raise NotKnown(f"OneHot before opset 11 of indices whose least entry is "
-                       f"{indices_bounds[0]}: onnxruntime refuses a constant one, runs one "
-                       "that is computed")
+    ``indices_bounds`` (OneHot-9's, :func:`build_one_hot_9`) only names its size inputs."""
     i = types[0]
     n = i.ndim + 1
     ax = normalize_axis(axis, n)
@@ -346,6 +335,23 @@ def build_one_hot(types: tuple, axis: int, depth_value: Any, indices_bounds: Any
         clauses = [U >= 0]
     return {"i": a, "depth": [1] if types[1].ndim == 1 else [], "sizes": sizes.patterns(), "y": out,
             "fits": clauses, "params": {"axis": ax}}
+
+
+@builder
+def build_one_hot_9(types: tuple, axis: int, depth_value: Any, indices_bounds: Any = None,
+                    **_: Any) -> dict[str, Any]:
+    """OneHot-9 (opsets 9 and 10): OneHot's relation, and indices with a negative entry
+    (``indices_bounds``, the interval of their values where the model states it) leave
+    the node untyped, its contract undecided. onnx's inference, which onnxruntime runs as
+    it loads a model, refuses them where they are a constant ("must be non-negative for
+    OneHot opset < 11"), while its kernel runs computed ones; an interval does not tell
+    the two apart."""
+    if indices_bounds is not None and isinstance(indices_bounds[0], int) \
+            and indices_bounds[0] < 0:
+        raise NotKnown(f"OneHot before opset 11 of indices whose least entry is "
+                       f"{indices_bounds[0]}: onnxruntime refuses a constant one, runs one "
+                       "that is computed")
+    return build_one_hot(types, axis, depth_value, indices_bounds)
 
 
 def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *sizes: np.ndarray,
