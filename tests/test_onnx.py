@@ -123,15 +123,15 @@ def test_unsupported_op_names_node_type_domain_opset_and_where_to_read_more():
 
 
 def test_an_opset_outside_the_entries_is_refused_clearly():
-    # (OneHot is in ONNX since opset 9, its entries since 11: onnxruntime refuses a
-    # constant negative index before 11, which OneHot-11 takes)
-    m = model([helper.make_node("OneHot", ["i", "depth", "values"], ["y"], name="oh")],
-              [helper.make_tensor_value_info("i", TensorProto.INT64, [2]),
-               helper.make_tensor_value_info("depth", TensorProto.INT64, []),
-               helper.make_tensor_value_info("values", F, [2])],
+    # (Resize is in ONNX since opset 10, its entries since 11: Resize-10 takes scales
+    # alone, with none of 11's attributes)
+    m = model([helper.make_node("Resize", ["x", "scales"], ["y"], name="rs")],
+              [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]),
+               helper.make_tensor_value_info("scales", F, [4])],
               [helper.make_tensor_value_info("y", F, None)], opset=10)
-    with pytest.raises(UnsupportedOp, match="'oh': OneHot .*opset 10.* "
-                                            "supported in opsets 11 to 27, 28 to the newest only"):
+    with pytest.raises(UnsupportedOp, match="'rs': Resize .*opset 10.* "
+                                            "supported in opsets 11 to 12, 13 to 17, 18 to "
+                                            "the newest only"):
         from_onnx(m)
 
 

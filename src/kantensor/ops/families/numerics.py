@@ -138,7 +138,8 @@ def _quantiles(types: tuple, q: tuple[str, Any], axis: Any, keepdims: bool, meth
                              f"the range [0, {scale}], got {value}")
     picks = method in DISCRETE or scale == 1 and method == "linear" and \
         values.dtype.kind in "iu"
-    if not picks and (kind in ("float16", "float32") or scale == 1 and method in
+    narrow = values.dtype.kind == "f" and values.dtype.itemsize < 8  # (float16, float32)
+    if not picks and (narrow or scale == 1 and method in
                       _INT64_AT_INTEGER_Q and kind not in ("int", "float") and
                       values.dtype.kind in "iu"):
         raise ParamError(f"q of dtype {values.dtype} is not supported where method "
