@@ -23,8 +23,8 @@ from .dtypes import DTYPES, UnsupportedType, dtype_of
 from .loading import MAX_NAME, MAX_RANK, OnnxImportError, Tensors, shown
 from .wire import LENGTH, fields, read_varint
 
-__all__ = ["attribute_value", "constant_value", "described", "label", "proto_type",
-           "tensor_types", "value_type"]
+__all__ = ["attribute_value", "constant_value", "described", "held_types", "label",
+           "proto_type", "tensor_types", "value_type"]
 
 
 def _dim(proto: Any) -> int | Dim | None:
@@ -67,7 +67,7 @@ def tensor_types(infos: list[onnx.ValueInfoProto], datas: list[bytes] | None = N
     """The type each of ``infos`` states where it is a tensor's read from its bytes (as
     :func:`value_type` reads it first: its common layout), else None (:func:`value_type`
     reads it, and says what is wrong): every info serialized by one map (or given
-    serialized, ``datas``: cut from its model's bytes, :mod:`.split`), those of one
+    serialized, ``datas``), those of one
     layout read together (:func:`_all_laid_out`), the others one by one (a graph's
     inputs, most of a model of layers of other widths)."""
     if datas is None:
@@ -167,25 +167,33 @@ def _laid_out(data: bytes) -> TensorType | None:
     return None
 
 
-def _tails() -> dict[int, tuple[int, int, int, bytes, bytes]]:
+def _tails() -> dict[int, tuple[int, int, int, bytes, bytes, int]]:
     """The length of a ValueInfoProto past its name (its ``type`` field's) -> (width,
-    rank, that length, mask, pattern) of the one layout of :data:`_WIDTHS` of that
+    rank, that length, mask, pattern, 5) of the one layout of :data:`_WIDTHS` of that
     length (a length two layouts share, such as rank 5 of one-byte sizes and rank 4 of
-    two, is read one by one), the mask and pattern as bytes."""
+    two, is read one by one), the mask and pattern as bytes, 5 where the element type is
+    (after the keys and lengths of the field, the tensor type and the element type)."""
     found: dict[int, list] = {}
     for width, layouts in _WIDTHS:
         for r, (mask, pattern) in enumerate(layouts):
             if mask:
                 size = 8 + (3 + width) * r
                 found.setdefault(size, []).append((width, r, size, mask.to_bytes(size, "big"),
-                                                   pattern.to_bytes(size, "big")))
+                                                   pattern.to_bytes(size, "big"), 5))
     return {size: made[0] for size, made in found.items()
             if all(m[3:] == made[0][3:] for m in made)}
 
 
 #: :func:`_tails`' table
 _TAILS = _tails()
+#: the same layouts of a TypeProto alone (a ``type`` field's bytes past its key and
+#: length, :func:`held_types`), by its length: each layout's mask and pattern past
+#: those two bytes, its element type at 3
+_HELD = {size - 2: (width, r, size - 2, mask[2:], pattern[2:], 3)
+         for size, (width, r, _, mask, pattern, _) in _TAILS.items()}
 _FIRST, _SECOND = itemgetter(0), itemgetter(1)
+#: each byte below 254 plus 2 (a name's length byte -> its key, length and name's bytes)
+_PLUS_TWO = bytes([min(b + 2, 255) for b in range(256)])
 
 
 def _all_laid_out(datas: list[bytes]) -> list[TensorType | None]:
@@ -203,8 +211,36 @@ def _all_laid_out(datas: list[bytes]) -> list[TensorType | None]:
     names = bytes(map(_SECOND, datas))  # (each name's length, where it is one byte)
     if not names.isascii():  # (every length one byte; max() read each one as an int)
         return list(map(_tensor_type, datas))
-    tails = list(map(sub, map(len, datas), names))  # (the type's length + 2)
-    order = sorted(range(n), key=tails.__getitem__)  # (each length's infos in a run)
+    tails = list(map(sub, map(len, datas), names.translate(_PLUS_TWO)))  # (the type
+    # field's: past the name's key, its length and the name)
+    for k in _by_layout(datas, tails, _TAILS, found):
+        found[k] = _tensor_type(datas[k])
+    return found
+
+
+def held_types(helds: list[bytes]) -> list[TensorType | None]:
+    """The type each of ``helds`` (TypeProtos serialized: the graph inputs' types, as
+    :func:`.split.cut` lists them) states where it is a tensor's read from its bytes, else
+    None: as :func:`tensor_types` reads a ValueInfoProto's ``type`` field (by layout
+    where they are of one, :data:`_HELD`; else one by one)."""
+    found: list[TensorType | None] = [None] * len(helds)
+    for k in _by_layout(helds, list(map(len, helds)), _HELD, found):
+        held = helds[k]
+        t = _READ.get(held)
+        if t is None and held and held[0] == _TENSOR:  # (a tensor type, alone)
+            t = _read_tensor(held, 0, len(held))
+            if t is not None:
+                _keep(held, t)
+        found[k] = t
+    return found
+
+
+def _by_layout(datas: list[bytes], tails: list[int], layouts: dict, found: list) -> list[int]:
+    """Read into ``found`` the types of ``datas`` whose layout the length of their tail
+    (``tails``: the part a layout covers) finds in ``layouts``, those of one length read
+    together (:func:`_read_layout`); the places of the others."""
+    n = len(datas)
+    order = sorted(range(n), key=tails.__getitem__)  # (each length's types in a run)
     ordered = list(map(tails.__getitem__, order))
     alone: list[int] = []
     start = 0
@@ -212,27 +248,25 @@ def _all_laid_out(datas: list[bytes]) -> list[TensorType | None]:
         tail = ordered[start]
         end = bisect_right(ordered, tail, start)
         at = order[start:end]
-        layout = _TAILS.get(tail - 2)
+        layout = layouts.get(tail)
         if layout is None or not _read_layout(datas, at, layout, found):
             alone += at
         start = end
-    for k in alone:
-        found[k] = _tensor_type(datas[k])
-    return found
+    return alone
 
 
 def _read_layout(datas: list[bytes], at: list[int], layout: tuple, found: list) -> bool:
     """Read the types of ``datas`` at ``at`` (each of the length ``layout`` fits, see
     :func:`_all_laid_out`) into ``found`` if every one is laid out so, of a known
     element type: True; else False (none read)."""
-    width, r, size, mask, pattern = layout
+    width, r, size, mask, pattern, code = layout
     members = list(map(datas.__getitem__, at))
     m = len(members)
     whole = b"".join(map(getitem, members, repeat(slice(-size, None), m)))
     if int.from_bytes(whole, "big") & int.from_bytes(mask * m, "big") != \
             int.from_bytes(pattern * m, "big"):
         return False
-    codes = whole[5::size]  # (each type's element type, a byte)
+    codes = whole[code::size]  # (each type's element type, a byte)
     if r:
         dims = b"".join(map(getitem, members, repeat(slice(-(3 + width) * r, None), m)))
         sizes = dims[3::4] if width == 1 else list(map(add, dims[3::5].translate(_LOW), map(
