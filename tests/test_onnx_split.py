@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from kantensor.onnx import infer_shapes, modelmemo, nodecache, protos, shapes, split
+from kantensor.onnx import infer_shapes, modelmemo, nodecache, shapes, split, typebytes
 from kantensor.onnx.importer import _Reader
 from kantensor.onnx.modelfile import open_model
 
@@ -63,7 +63,7 @@ def test_each_cut_is_the_bytes_protobuf_serializes_it_to(model):
                        [info.type.SerializeToString() for info in graph.input])
                       if stated else None)
     if inputs is not None:  # (each type read from its bytes as from the input's)
-        assert protos.held_types(inputs[1]) == protos.tensor_types(list(graph.input))
+        assert typebytes.held_types(inputs[1]) == typebytes.tensor_types(list(graph.input))
     copy = split.copied(whole)
     assert copy == model and copy.SerializeToString() == model.SerializeToString()
 

@@ -20,7 +20,8 @@ from .dtypes import UnsupportedType
 from .loading import MAX_RANK, OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
 from .nodeslot import initializer_token
-from .protos import held_types, tensor_types, value_type
+from .protos import value_type
+from .typebytes import held_types, tensor_types
 
 __all__ = ["Sources"]
 
@@ -85,7 +86,7 @@ class Sources:
         its bytes, its nodes' and its inputs' names and types' bytes kept in ``self.cut``
         (:func:`.split.cut`): its inputs' objects are made only where those are not
         listed, and where every input is a new name every type is read at once from its
-        bytes (:func:`.protos.held_types`), as ``infer_shapes`` reads them."""
+        bytes (:func:`.typebytes.held_types`), as ``infer_shapes`` reads them."""
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, tuple] = {}  # (elem type, dims) -> as in _HEADERS
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)

@@ -2,7 +2,7 @@
 serialization of the whole model by protobuf's own parser (issue 37).
 
 ``infer_shapes`` keys each node by its bytes (:mod:`.nodecache`, :mod:`.modelmemo`) and
-reads each graph input's type from its bytes (:func:`.protos.held_types`); serializing
+reads each graph input's type from its bytes (:func:`.typebytes.held_types`); serializing
 each one by itself costs a method call and an encoder's set-up per value (1,650
 instructions a node), and copying the model for the result (``CopyFrom``) costs more
 than parsing its bytes again. So a model whose initializers hold little data (see
