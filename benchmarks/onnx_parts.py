@@ -29,7 +29,7 @@ import onnx
 from onnx import TensorProto, helper
 
 from kantensor.graph.heap import collector_paused
-from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, protos, shapes
+from kantensor.onnx import generic, infer_shapes, modelmemo, nodecache, nodememo, shapes, typebytes
 from kantensor.onnx.modelfile import open_model
 
 try:
@@ -60,7 +60,7 @@ def model(blocks: int, offset: int) -> onnx.ModelProto:
 def forget() -> None:
     """Empty what a read of another model of the same nodes would find."""
     for name, holder in [("NODES", nodecache), ("MEMO", nodememo), ("TEMPLATES", generic),
-                         ("MODELS", modelmemo), ("_READ", protos), ("_TYPES", shapes),
+                         ("MODELS", modelmemo), ("_READ", typebytes), ("_TYPES", shapes),
                          ("_INFOS", shapes), ("_INFO_TYPES", shapes)]:
         table = getattr(holder, name, None)
         if table is not None:
@@ -136,7 +136,7 @@ def steps(blocks: int, runs: int) -> None:
     made = [generic.TEMPLATES[f[0]] for f in found]
     infos = list(model(blocks, 950000).graph.input)  # (their types are nobody's yet)
     serialized = [info.SerializeToString() for info in infos]
-    alive = [protos._tensor_type(d) for d in serialized]
+    alive = [typebytes._tensor_type(d) for d in serialized]
     headers = [(t.dtype, t.shape) for t in alive]
     new = [(dtype, (*shape[:-1], shape[-1] + 10**6)) for dtype, shape in headers]
 
@@ -179,12 +179,12 @@ def steps(blocks: int, runs: int) -> None:
               n, unread)
     print(f"  a graph input ({k}):")
     timed("its ValueInfo serialized", lambda: [i.SerializeToString() for i in infos], k)
-    timed("its type read (the type alive)", lambda: [protos._tensor_type(d)
+    timed("its type read (the type alive)", lambda: [typebytes._tensor_type(d)
                                                      for d in serialized], k,
-          protos._READ.clear)
-    timed("its type read (a new type)", lambda: [protos._tensor_type(d)
+          typebytes._READ.clear)
+    timed("its type read (a new type)", lambda: [typebytes._tensor_type(d)
                                                  for d in serialized], k,
-          lambda: (protos._READ.clear(), alive.clear()))
+          lambda: (typebytes._READ.clear(), alive.clear()))
     timed("a TensorType alive", lambda: [TensorType(*h) for h in headers], k)
     timed("a new TensorType", lambda: [TensorType(*h) for h in new], k)
 

@@ -19,7 +19,7 @@ from onnx import TensorProto, helper
 
 from kantensor.onnx import generic, nodecache, nodememo, repeats
 from kantensor.onnx.importer import read_types
-from kantensor.onnx.protos import _dim_param
+from kantensor.onnx.typebytes import _dim_param
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max

@@ -29,8 +29,8 @@ from kantensor.onnx import (
     modelmemo,
     nodecache,
     nodememo,
-    protos,
     shapes,
+    typebytes,
 )
 from kantensor.onnx.bounds import oversized
 from kantensor.onnx.contract import contract
@@ -373,7 +373,7 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
     monkeypatch.setattr(nodememo, "MEMO_SIZE", 64)
     monkeypatch.setattr(shapes, "_TYPES_SIZE", 32)
     monkeypatch.setattr(shapes, "_INFOS_SIZE", 32)
-    monkeypatch.setattr(protos, "_READ_SIZE", 32)
+    monkeypatch.setattr(typebytes, "_READ_SIZE", 32)
     monkeypatch.setattr(modelmemo, "MODELS_SIZE", 16)
     monkeypatch.setattr(modelmemo, "MODELS_BYTES", 1 << 12)
     monkeypatch.setattr(nodecache, "NODES_SIZE", 48)
@@ -388,11 +388,11 @@ def test_typing_many_distinct_models_keeps_the_onnx_caches_bounded(monkeypatch):
         infer_shapes(m)
         assert len(nodememo.MEMO) <= 64 and len(shapes._TYPES) <= 32
         assert 0 < len(shapes._INFOS) <= 32
-        assert 0 < len(protos._READ) <= 32
+        assert 0 < len(typebytes._READ) <= 32
         assert len(modelmemo.MODELS) <= 16 and len(nodecache.NODES) <= 48
         assert 0 < len(nodecache.CONSTANTS) <= 8
         assert 0 < modelmemo._held[0] <= 1 << 12 and 0 < nodecache._held[0] <= 1 << 12
-        assert protos._dim_param.cache_info().currsize <= 1024
+        assert typebytes._dim_param.cache_info().currsize <= 1024
 
 
 # ------------------------------------------------------------------ inputs of every shape

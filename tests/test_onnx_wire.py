@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from kantensor.onnx import infer_shapes, loading, protos
+from kantensor.onnx import infer_shapes, loading, protos, typebytes
 from kantensor.onnx.dtypes import DTYPES, ELEM_TYPES
 from kantensor.onnx.loading import MAX_RANK, shown
 from kantensor.onnx.shapes import type_bytes, typed_model
@@ -144,7 +144,7 @@ def test_a_type_read_from_bytes_is_the_type_protobuf_reading_gives(info):
 def test_plain_tensor_types_are_read_from_their_bytes():
     """(so that the test above compares two readings)"""
     for info in _infos()[:9]:
-        assert protos._tensor_type(info.SerializeToString()) is not None
+        assert typebytes._tensor_type(info.SerializeToString()) is not None
 
 
 def _field(number: int, body: bytes) -> bytes:
@@ -196,7 +196,7 @@ def test_bytes_protobuf_parses_are_read_as_protobuf_reads_them_or_not_at_all(raw
         info.ParseFromString(raw)
     except Exception:  # noqa: BLE001 (not a message: nothing to compare)
         return
-    found = protos._tensor_type(raw)
+    found = typebytes._tensor_type(raw)
     if found is not None:
         assert found is _read(info)
     assert _fast(info) == _read(info)
@@ -214,13 +214,13 @@ def test_varints_round_trip_through_protobufs_own_reading():
 
 
 def test_a_type_read_again_from_the_same_bytes_is_the_same_type():
-    protos._READ.clear()
+    typebytes._READ.clear()
     a = helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n", 300])
     b = helper.make_tensor_value_info("b" * 200, TensorProto.FLOAT, ["n", 300])
     c = helper.make_tensor_value_info("a", TensorProto.FLOAT, ["n", 301])
     assert protos.value_type(a) is protos.value_type(b) is TensorType("float32", (n, 300))
     assert protos.value_type(c) is TensorType("float32", (n, 301))
-    assert len(protos._READ) == 2  # one per type's bytes, whatever the name
+    assert len(typebytes._READ) == 2  # one per type's bytes, whatever the name
 
 
 @settings(max_examples=80, deadline=None)
@@ -259,16 +259,16 @@ def test_a_graph_inputs_type_is_read_from_its_layout_as_protobuf_reads_it(name, 
     protobuf."""
     info = helper.make_tensor_value_info(name, code, dims)
     data = info.SerializeToString()
-    found = protos._tensor_type(data)
+    found = typebytes._tensor_type(data)
     ints = all(type(d) is int for d in dims)
     plain = len(name.encode()) < 128 and code in DTYPES and ints and (
         len(dims) <= 30 and all(d < 128 for d in dims) or
         len(dims) <= 24 and all(128 <= d < 2**14 for d in dims))
-    assert (protos._laid_out(data) is not None) == plain
+    assert (typebytes._laid_out(data) is not None) == plain
     assert found is not None or not plain
     if found is not None:
         assert found is _read(info)
-    assert protos.tensor_types([info]) == [found]
+    assert typebytes.tensor_types([info]) == [found]
     assert _fast(info) == _read(info)
 
 
@@ -317,10 +317,10 @@ def test_a_graphs_inputs_read_together_are_read_as_protobuf_reads_each(infos):
     lists of infos of every layout, rank and element type mixed (the same type twice,
     names of one and two length bytes, infos protobuf parsed from odd bytes), each read
     as protobuf's reading gives, or not read, exactly as when read alone."""
-    found = protos.tensor_types(infos)
+    found = typebytes.tensor_types(infos)
     assert len(found) == len(infos)
     for info, t in zip(infos, found, strict=True):
-        assert t is protos._tensor_type(info.SerializeToString())
+        assert t is typebytes._tensor_type(info.SerializeToString())
         if t is not None:
             assert t is _read(info)
 

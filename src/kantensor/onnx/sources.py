@@ -20,7 +20,8 @@ from .dtypes import UnsupportedType
 from .loading import MAX_RANK, OnnxImportError, fits_inline, inline_bytes, overridable, shown, texts
 from .nodememo import SMALL
 from .nodeslot import initializer_token
-from .protos import tensor_types, value_type
+from .protos import value_type
+from .typebytes import held_types, tensor_types
 
 __all__ = ["Sources"]
 
@@ -81,24 +82,35 @@ class Sources:
         known ``values`` when given: a subgraph's inputs as its node passes them), and
         the graph inputs' Variables (with ``variables=False``, none: each is made when a
         node asks for it, and the list is empty). With ``cut``, the main graph of a
-        model of little data (:func:`.split.small_data`) is serialized once and its
-        inputs' bytes, its nodes' and its own kept in ``self.cut`` (:func:`.split.cut`),
-        where every input is read at once (as ``infer_shapes`` reads them)."""
+        model of little data (:func:`.split.small_data`) is serialized once, first, and
+        its bytes, its nodes' and its inputs' names and types' bytes kept in ``self.cut``
+        (:func:`.split.cut`): its inputs' objects are made only where those are not
+        listed, and where every input is a new name every type is read at once from its
+        bytes (:func:`.typebytes.held_types`), as ``infer_shapes`` reads them."""
         graph, types, tensors = self.proto, self.types, self.tensors
         seen: dict[tuple, tuple] = {}  # (elem type, dims) -> as in _HEADERS
         raw = tensors.raw if self.parent is None else None  # (the main graph's only)
         protos = list(graph.initializer)
         names = list(map(_NAME, protos))  # (each name read once, in C)
-        declared = list(graph.input)  # (each input's object made once: protobuf makes
-        # it anew each time the list is read where none is alive)
-        named = list(map(_NAME, declared))
+        headers = list(zip(map(_DATA_TYPE, protos), [tuple(t.dims[:]) for t in protos],
+                           strict=True))  # (element type, dims): a slice reads faster
+        main = cut and self.parent is None and not variables and formal is None and \
+            not values  # (infer_shapes' main graph: cut where its data is small)
+        self.cut = split.cut(self.model, len(graph.node), len(graph.input)) if main and \
+            split.small_data(self.model, headers) else None
+        declared = None  # (the inputs' objects, made once where needed: protobuf makes
+        # one anew each time the list is read where none is alive)
+        listed = self.cut[2] if self.cut is not None else None  # (names, types' bytes)
+        if listed is not None:
+            named = listed[0]
+        else:
+            declared = list(graph.input)
+            named = list(map(_NAME, declared))
         texts((*names, *named, *map(_NAME, graph.output)),
               f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
         free = self.free = overridable(self.model, graph) if not \
             frozenset(named).isdisjoint(names) else frozenset()  # (none is an input)
         tokens = {} if not self.graph and self.parent is None else None  # (.nodeslot)
-        headers = list(zip(map(_DATA_TYPE, protos), [tuple(t.dims[:]) for t in protos],
-                           strict=True))  # (element type, dims): a slice reads faster
         known = _known(protos, headers, raw) if tokens is not None and not types and \
             not free and len(set(names)) == len(names) else None  # (a model typed again)
         if known is not None:
@@ -147,9 +159,7 @@ class Sources:
         read = None  # the inputs' types, read at once where every input is given
         if not variables and formal is None and not values and not free and \
                 types.keys().isdisjoint(named):  # (infer_shapes' main graph, most often)
-            self.cut = split.cut(self.model, len(graph.node), len(declared)) if cut and \
-                self.parent is None and split.small_data(self.model, headers) else None
-            read = tensor_types(declared, self.cut[2] if self.cut is not None else None)
+            read = held_types(listed[1]) if listed is not None else tensor_types(declared)
             if None not in read:  # every one a tensor's type of the common layout
                 types.update(zip(named, read, strict=True))
                 if tokens is not None:
@@ -157,6 +167,8 @@ class Sources:
                     self.tokens = tokens  # (for the node slots)
                 self.sources = len(types)
                 return []
+        if declared is None:
+            declared = list(graph.input)
         # (name, info) of the inputs that are no initializers
         given = [(name, info) for name, info in zip(named, declared, strict=True)
                  if name not in types or name in free]
