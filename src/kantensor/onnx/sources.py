@@ -71,9 +71,10 @@ class Sources:
 
     #: the names of the initializers a caller may override (:func:`~.loading.overridable`)
     free: frozenset[str] = frozenset()
-    #: the model serialized, and its nodes' and graph inputs' bytes cut from it
-    #: (:func:`.split.cut`), where :meth:`read_sources` was asked to cut them and did
-    cut: tuple[bytes, list[bytes], list[bytes]] | None = None
+    #: the model serialized, its nodes' bytes cut from it and its graph inputs' names and
+    #: types' bytes (:func:`.split.cut`), where :meth:`read_sources` was asked to cut
+    #: them and did
+    cut: tuple[bytes, list[bytes], tuple[list[str], list[bytes]] | None] | None = None
 
     def read_sources(self, formal: list[Type] | None = None,
                      values: Sequence[np.ndarray | None] = (), variables: bool = True,
