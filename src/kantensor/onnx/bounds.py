@@ -18,13 +18,20 @@ from ..types.limits import MAX_NESTING, MAX_TYPE_TEXT
 from ..types.type import TensorType
 from .loading import MAX_RANK, OnnxImportError, clipped
 
-__all__ = ["MAX_VALUE_ENTRIES", "arity", "bounded", "oversized", "value_entries"]
+__all__ = ["MAX_INDEX_ENTRIES", "MAX_VALUE_ENTRIES", "arity", "bounded", "few_entries",
+           "oversized", "value_entries"]
 
 #: The most entries of an input whose value decides an output's type (Reshape's shape,
 #: Expand's shape, Slice's starts, Pad's pads, Split's split, ...), checked from its
 #: type before anything is built: these hold a few entries per axis. A value of sizes
 #: (Dims) is folded while the model is read up to this many entries too.
 MAX_VALUE_ENTRIES = 4 * MAX_RANK
+
+#: The most entries of constant indices read for the conditions their values make
+#: (GatherND's, ScatterND's, ReverseSequence's lengths, RoiAlign's batch indices: the
+#: ``index_values`` parameters); larger ones are taken as data, as computed ones are, so
+#: that a model's constant cannot make its reading take time and memory per entry.
+MAX_INDEX_ENTRIES = 1 << 16
 
 
 def arity(specs: Sequence[str], node: onnx.NodeProto, where: str) -> None:
@@ -58,6 +65,14 @@ def value_entries(t: Type, k: int, name: str, where: str) -> None:
         raise OnnxImportError(clipped(f"{where}: input {k} ({name}) is {t}; an input whose "
                                       "value decides the types has at most "
                                       f"{MAX_VALUE_ENTRIES} entries"))
+
+
+def few_entries(t: Type, most: int) -> bool:
+    """Whether a tensor of type ``t`` has at most ``most`` entries by its sizes (all of
+    them ints)."""
+    if not isinstance(t, TensorType) or not all(type(d) is int for d in t.shape):
+        return False
+    return math.prod(t.shape) <= most
 
 
 def oversized(d: object) -> str | None:

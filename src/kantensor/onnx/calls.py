@@ -14,7 +14,7 @@ import onnx
 
 from ..graph.basic import Variable
 from ..ops.params import GraphParam
-from .bounds import value_entries
+from .bounds import MAX_INDEX_ENTRIES, few_entries, value_entries
 from .intervals import interval_of
 from .loading import OnnxImportError, shown
 from .onnxop import OnnxOp
@@ -112,11 +112,15 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         var = reader.var(source, node)
         tensors.append(var)
         if value is not None:
-            if value not in plan.any_length:
-                value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
-            params[value] = as_param(reader.value(source), getattr(var.type, "dtype", ""))
-            if reader.graph:  # sizes the data decides: read when the graph runs
-                params[value] = reader.counts.at_run_time(reader, params[value])
+            if value in plan.any_length and not few_entries(var.type, MAX_INDEX_ENTRIES):
+                params[value] = None  # (taken as data: read per entry, so bounded)
+            else:
+                if value not in plan.any_length:
+                    value_entries(var.type, k, name, f"node {label!r} ({node.op_type})")
+                params[value] = as_param(reader.value(source),
+                                         getattr(var.type, "dtype", ""))
+                if reader.graph:  # sizes the data decides: read when the graph runs
+                    params[value] = reader.counts.at_run_time(reader, params[value])
             if params[value] is None and k in plan.lengths:
                 shape = getattr(var.type, "shape", ())
                 if len(shape) == 1 and type(shape[0]) is int:
