@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
-from ...ops.templates import alternative, checked, dims, groups, reads_ranks, typed
+from ...ops.templates import checked, dims, groups, reads_ranks, typed
 from ...syntax.ast import Clause, DimVar, TensorPattern
 from ..dtypes import dtype_of
 
@@ -146,18 +146,6 @@ def build_group_norm(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
             "outs": [typed(a, "T")]}
 
 
-@reads_ranks
-def build_group_norm18(types: tuple, num_groups: int, **_: Any) -> dict[str, Any]:
-    """GroupNormalization (opsets 18 to 20): as opset 21's (:func:`build_group_norm`),
-    but scale and bias have one entry per group (ONNX's schema), or one entry, which
-    onnxruntime's function broadcasts over the groups (each of the two alike)."""
-    a, clauses = _grouped(types[0], num_groups)
-    x, y = typed(a, "T"), [typed(a, "T")]
-    sizes = sorted({1, num_groups})
-    return {"sig": [alternative([x, typed([s], "T"), typed([b], "T")], y, clauses)
-                    for s in sizes for b in sizes]}
-
-
 def _grouped(x: Any, num_groups: int) -> tuple[list[DimVar], list[Clause]]:
     """X's dim variables (N, C, ...) and what GroupNormalization needs of them: C
     divisible by ``num_groups`` (of 1 or more), and no empty axis (onnxruntime's function
@@ -251,16 +239,6 @@ def group_norm(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups
     y = ((g - m) / np.sqrt(v + epsilon)).reshape(x.shape)
     shape = (1, c) + (1,) * (x.ndim - 2)
     return (y * scale.reshape(shape) + bias.reshape(shape)).astype(x.dtype)
-
-
-def group_norm18(x: np.ndarray, scale: np.ndarray, bias: np.ndarray, *, num_groups: int,
-                 epsilon: float = 1e-5) -> np.ndarray:
-    """Opset 18's: each group's scale and bias (or one of each, broadcast)."""
-    n = x.shape[0]
-    g = x.reshape(n, num_groups, -1).astype(np.float64)
-    m, v = g.mean(axis=-1, keepdims=True), g.var(axis=-1, keepdims=True)
-    y = (g - m) / np.sqrt(v + epsilon) * scale.reshape(1, -1, 1) + bias.reshape(1, -1, 1)
-    return y.reshape(x.shape).astype(x.dtype)
 
 
 def lrn(x: np.ndarray, *, size: int, alpha: float = 1e-4, beta: float = 0.75,
