@@ -90,7 +90,7 @@ class Runner:
         """The shapes of the model's outputs run by onnxruntime on ``inputs``, or how it
         failed."""
         proc = self._start()
-        data = pickle.dumps((path, inputs))
+        data = pickle.dumps((path, inputs, False))  # ortrun.WORKER: (model, inputs, typed)
         try:
             proc.stdin.write(struct.pack("<Q", len(data)) + data)
             proc.stdin.flush()
