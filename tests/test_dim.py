@@ -13,7 +13,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kantensor.types import dim as dim_module
+from kantensor.types import dimdivide
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, as_dim
 from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
@@ -167,7 +167,7 @@ def test_window_floors_in_one_step_as_the_rules_make_them(monkeypatch: Any) -> N
               n * m + 2, n // m + 1, (n + m) // 2 + 5]  # (none of the window's shape)
     cases += [(a, b, a // b) for a in others for b in (2, 3)]
     with monkeypatch.context() as patch:
-        patch.setattr(dim_module, "window", lambda terms, b: None)
+        patch.setattr(dimdivide, "window", lambda terms, b: None)
         for a, b, fast in cases:
             slow = a // b
             assert fast == slow and str(fast) == str(slow), (a, b)
