@@ -13,13 +13,14 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from kantensor.types import dim as dim_module
+from kantensor.types import dimdivide
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim, as_dim
 from kantensor.types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
 from kantensor.types.symbols import free_symbols, substitute
+from optrees import evaluate
 
 n, m, k = Dim("n"), Dim("m"), Dim("k")
 
@@ -167,7 +168,7 @@ def test_window_floors_in_one_step_as_the_rules_make_them(monkeypatch: Any) -> N
               n * m + 2, n // m + 1, (n + m) // 2 + 5]  # (none of the window's shape)
     cases += [(a, b, a // b) for a in others for b in (2, 3)]
     with monkeypatch.context() as patch:
-        patch.setattr(dim_module, "window", lambda terms, b: None)
+        patch.setattr(dimdivide, "window", lambda terms, b: None)
         for a, b, fast in cases:
             slow = a // b
             assert fast == slow and str(fast) == str(slow), (a, b)
@@ -361,17 +362,8 @@ poly_trees = st.recursive(
 points = st.fixed_dictionaries({s: st.integers(0, 20) for s in SYMS})
 
 
-def ev(tree: Tree, env: dict[str, Any], ops: dict[str, Callable[..., Any]]) -> Any:
-    if isinstance(tree, str):
-        return env[tree]
-    if isinstance(tree, int):
-        return tree
-    op, left, right = tree
-    return ops[op](ev(left, env, ops), ev(right, env, ops))
-
-
 def as_sym(tree: Tree) -> Any:
-    return ev(tree, SYM_DIMS, DIM_OPS)
+    return evaluate(tree, SYM_DIMS, DIM_OPS)
 
 
 @settings(max_examples=300, deadline=None)
@@ -380,7 +372,7 @@ def test_substitution_matches_int_evaluation(tree: Tree, point: dict[str, int]) 
     sym = as_sym(tree)
     value = substitute(sym, point)
     assert type(value) is int
-    assert value == ev(tree, point, INT_OPS)
+    assert value == evaluate(tree, point, INT_OPS)
     if isinstance(sym, Dim):  # str() is valid Python with the same value
         assert eval(str(sym), {"__builtins__": {}, "min": min, "max": max}, point) == value
         assert free_symbols(sym) <= set(SYMS)
@@ -424,7 +416,7 @@ def test_divmod_is_pythons(left: Tree, right: Tree, point: dict[str, int]) -> No
     b, a % b)``, whose values are Python's divmod of the ints (it raised TypeError: Dim
     had no ``__divmod__``)."""
     a, b = as_sym(left), as_sym(right)
-    x, y = ev(left, point, INT_OPS), ev(right, point, INT_OPS)
+    x, y = evaluate(left, point, INT_OPS), evaluate(right, point, INT_OPS)
     assume(isinstance(a, Dim) or isinstance(b, Dim))
     assume(y != 0 and b != 0)
     q, r = divmod(a, b)
@@ -448,7 +440,7 @@ RND_POINTS = [{s: random.Random(i * 7 + j).randrange(10**6) for j, s in enumerat
 @settings(max_examples=300, deadline=None)
 @given(poly_trees, poly_trees)
 def test_polynomials_equal_iff_they_agree(t1: Tree, t2: Tree) -> None:
-    agree = all(ev(t1, p, INT_OPS) == ev(t2, p, INT_OPS) for p in RND_POINTS)
+    agree = all(evaluate(t1, p, INT_OPS) == evaluate(t2, p, INT_OPS) for p in RND_POINTS)
     x, y = as_sym(t1), as_sym(t2)
     assert (x == y) is agree
     if agree:
@@ -496,7 +488,7 @@ def test_solve_linear(coeff: int, rest: Tree, target: Tree) -> None:
     sol = solve_for(expr, "a", goal)
     if sol is NO_SOLUTION:
         for p in RND_POINTS[:4]:
-            diff = ev(target, p, INT_OPS) - ev(rest, p, INT_OPS)
+            diff = evaluate(target, p, INT_OPS) - evaluate(rest, p, INT_OPS)
             assert diff % coeff != 0
     elif sol is None:
         assert abs(coeff) > 1
@@ -530,8 +522,8 @@ def test_exact_quotients_agree_where_the_fact_holds(r: Tree, j: int, other: Tree
     made = assume_divisible(as_sym(tree), [rr % j])
     if EMPTY.decide(Condition(rr % j, "==", 0)) is not False:  # the fact can hold
         assert j * exact(rr, j) == rr
-    if ev(r, point, INT_OPS) % j == 0:
-        assert substitute(made, point) == ev(tree, point, INT_OPS)
+    if evaluate(r, point, INT_OPS) % j == 0:
+        assert substitute(made, point) == evaluate(tree, point, INT_OPS)
 
 
 def test_arithmetic_that_leaves_one_symbol_gives_the_interned_dim():

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.congruent import congruent_out
-from kantensor.types.dim import Dim, _floordiv, _mod
+from kantensor.types.dim import Dim
+from kantensor.types.dimdivide import _floordiv, _mod
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute

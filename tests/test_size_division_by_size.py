@@ -29,6 +29,7 @@ from kantensor.types.facts import Facts
 from kantensor.types.intervals import interval
 from kantensor.types.poly import Opaque, divide
 from kantensor.types.symbols import substitute
+from optrees import evaluate
 from test_eval_shape_divisors import _judged, _outcome
 
 NAMES = ("n", "m")
@@ -67,15 +68,6 @@ def quotients(draw: st.DrawFn) -> tuple:
     return num, den
 
 
-def ev(tree, env: dict, ops: dict):
-    if isinstance(tree, str):
-        return env[tree]
-    if isinstance(tree, int):
-        return tree
-    op, left, right = tree
-    return ops[op](ev(left, env, ops), ev(right, env, ops))
-
-
 def at(fn, *args):
     """``fn(*args)``, or RAISES where it raises ZeroDivisionError."""
     try:
@@ -103,9 +95,9 @@ def test_a_quotient_by_a_size_is_pythons_at_every_point(pair, form):
     Failed before: ``(n*m)//m`` was ``n``, ``(2*n*n) % n`` was ``0`` at ``n == 0``."""
     num, den = pair
     fn = FORMS[form]
-    made = at(fn, ev(num, SYMBOLS, SIZES), ev(den, SYMBOLS, SIZES))
+    made = at(fn, evaluate(num, SYMBOLS, SIZES), evaluate(den, SYMBOLS, SIZES))
     for point in GRID:  # (made: RAISES where the divisor is 0 at every size, n - n)
-        want = at(lambda p=point: fn(ev(num, p, INTS), ev(den, p, INTS)))
+        want = at(lambda p=point: fn(evaluate(num, p, INTS), evaluate(den, p, INTS)))
         assert value(made, point) == want, (form, num, den, str(made), point)
 
 
@@ -141,18 +133,18 @@ def test_facts_that_the_divisor_is_positive_keep_pythons_values(pair, op, fact_s
     """Under facts ``b >= 1`` (and another fact over the sizes), the simplified quotient
     has Python's value at every point where the facts hold."""
     num, den = pair
-    divisor, side = ev(den, SYMBOLS, SIZES), ev(fact_side, SYMBOLS, SIZES)
+    divisor, side = evaluate(den, SYMBOLS, SIZES), evaluate(fact_side, SYMBOLS, SIZES)
     if isinstance(divisor, int):
         return  # (by an int: the algebra's rules, the other tests')
-    made = SIZES[op](ev(num, SYMBOLS, SIZES), divisor)
+    made = SIZES[op](evaluate(num, SYMBOLS, SIZES), divisor)
     other = Condition(Dim("n") if isinstance(side, int) else side, ">=", 0)
     facts = Facts([Condition(divisor, ">=", 1), other])
     simplified = facts.simplify(made) if isinstance(made, Dim) else made
     for point in GRID:
-        d = ev(den, point, INTS)
+        d = evaluate(den, point, INTS)
         if d < 1 or not other.holds(point):
             continue
-        want = INTS[op](ev(num, point, INTS), d)
+        want = INTS[op](evaluate(num, point, INTS), d)
         assert value(simplified, point) == want, (str(made), str(simplified), point)
 
 
@@ -170,15 +162,16 @@ def test_sizes_with_quotients_by_sizes_agree_with_python_where_it_is_defined(tre
     Python's is defined (the algebra's ring identities may define it at more points:
     ``n//m - n//m`` is 0), and ZeroDivisionError where its last division's divisor is 0."""
     try:
-        made = ev(tree, SYMBOLS, SIZES)
+        made = evaluate(tree, SYMBOLS, SIZES)
     except ZeroDivisionError:  # a divisor 0 at every size (n - n)
         return
     for point in GRID:
-        want = at(ev, tree, point, INTS)
+        want = at(evaluate, tree, point, INTS)
         if want != RAISES:
             assert value(made, point) == want, (tree, str(made), point)
         elif isinstance(tree, tuple) and tree[0] in ("//", "%") and \
-                at(ev, tree[1], point, INTS) != RAISES and at(ev, tree[2], point, INTS) == 0:
+                at(evaluate, tree[1], point, INTS) != RAISES and \
+                at(evaluate, tree[2], point, INTS) == 0:
             assert value(made, point) == RAISES, (tree, str(made), point)
 
 

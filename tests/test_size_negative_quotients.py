@@ -19,6 +19,7 @@ from kantensor.types.dim import Dim
 from kantensor.types.intervals import interval
 from kantensor.types.prove import bounds
 from kantensor.types.symbols import substitute
+from optrees import evaluate
 
 NAMES = ("a", "b", "c")
 BOX = range(0, 7)
@@ -36,12 +37,7 @@ divisors = st.one_of(st.integers(1, 3), st.tuples(st.just("+"), st.sampled_from(
 
 
 def ev(tree, env):
-    if isinstance(tree, str):
-        return env[tree]
-    if isinstance(tree, int):
-        return tree
-    op, left, right = tree
-    return OPS[op](ev(left, env), ev(right, env))
+    return evaluate(tree, env, OPS)
 
 
 def _inside(low, high, value):

@@ -13,6 +13,7 @@ from kanren import run
 from unification import var
 
 import kantensor as kt
+from frontends import front_ends, somewhere
 from kantensor.types.dim import Dim
 
 SIZES = range(51)
@@ -35,41 +36,20 @@ OTHERS = ["k >= (n*n + 1)//n", "k > n//(2*n) + 1"]
 
 
 def _somewhere(clause: str, k: int) -> bool:
-    for n in SIZES:
-        try:
-            if eval(clause, {}, {"n": n, "k": k}):  # noqa: S307
-                return True
-        except ZeroDivisionError:
-            pass
-    return False
-
-
-def _front_ends(clause: str, k: int) -> tuple[bool, bool, bool]:
-    op = kt.op(f"(n),(k)->(n) where {clause}", name="nowhere")(lambda x, y: x)
-    a = kt.TensorType("float32", (Dim("a"),))
-    second = kt.TensorType("float32", (k,))
-    try:
-        op.make_node(a("x"), second("y"))
-        made = True
-    except kt.TypeInferenceError:
-        made = False
-    out = var()
-    queried = bool(list(kt.query(op, [a, second], [out])))
-    related = bool(run(0, out, kt.relation(op)(a, second, out)))
-    return made, queried, related
+    return somewhere(lambda n: eval(clause, {}, {"n": n, "k": k}), SIZES)  # noqa: S307
 
 
 @pytest.mark.parametrize("k", range(4))
 @pytest.mark.parametrize("clause", DECIDED)
 def test_front_ends_accept_exactly_where_some_size_does(clause, k) -> None:
     want = _somewhere(clause, k)
-    assert _front_ends(clause, k) == (want, want, want), (clause, k)
+    assert front_ends(f"(n),(k)->(n) where {clause}", k) == (want, want, want), (clause, k)
 
 
 @pytest.mark.parametrize("k", range(4))
 @pytest.mark.parametrize("clause", OTHERS)
 def test_front_ends_agree_and_never_refuse_what_some_size_gives(clause, k) -> None:
-    found = _front_ends(clause, k)
+    found = front_ends(f"(n),(k)->(n) where {clause}", k)
     assert len(set(found)) == 1, (clause, k, found)
     assert found[0] or not _somewhere(clause, k), (clause, k)
 

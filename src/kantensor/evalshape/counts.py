@@ -118,28 +118,26 @@ def _bound(conditions: Iterable[Clause]) -> Dim | int | None:
     """``E`` of the one condition ``u <= E`` on the node's own size ``u`` (E over named
     sizes), if the node's conditions name one such size only."""
     own = {s for c in conditions for s in c.symbols() if isinstance(s, NodeSize)}
-    if len(own) != 1:
-        return None
-    (u,) = own
-    for c in conditions:
-        if isinstance(c, Condition) and c.op == "<=" and lone(c.left, u):
-            right = c.right
-            if isinstance(right, int) or all(isinstance(s, str)
-                                             for s in free_symbols(right)):
-                return right
-    return None
+    return _stated(conditions, own.pop(), "<=") if len(own) == 1 else None
 
 
 def _least(conditions: Iterable[Clause], u: NodeSize) -> Dim | int:
     """``E`` of a condition ``u >= E`` on the node's own size ``u`` (E over named
     sizes), else 0 (a size's least)."""
+    least = _stated(conditions, u, ">=")
+    return 0 if least is None else least
+
+
+def _stated(conditions: Iterable[Clause], u: NodeSize, op: str) -> Dim | int | None:
+    """``E`` of the first condition ``u op E`` (``op`` ``<=`` or ``>=``) on the node's own
+    size ``u`` with ``E`` over named sizes, else None."""
     for c in conditions:
-        if isinstance(c, Condition) and c.op == ">=" and lone(c.left, u):
+        if isinstance(c, Condition) and c.op == op and lone(c.left, u):
             right = c.right
             if isinstance(right, int) or all(isinstance(s, str)
                                              for s in free_symbols(right)):
                 return right
-    return 0
+    return None
 
 
 def lone(d: Any, u: Any) -> bool:

@@ -21,31 +21,19 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimminmax import dim_min
-from ..types.dtypes import is_integer
 from ..types.numpyargs import numpy_method
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
+from .arraylike import as_array as _tensor
+from .arraylike import ndim as _ndim
+from .arraylike import shape as _shape
 from .clipping import clipped
 from .counted import nonzero
-from .families.advanced import array_ref, listed_index
-from .families.values import made_of_sizes
 from .itemat import item_at
+from .knowntake import known_along, known_take
 from .masked import masked
 from .pads import padded
-from .params import ArrayRef, AxisError, normalize_axis
-from .takemodes import moded
-
-
-def _tensor(x: Any) -> Any:
-    return x if isinstance(x, Variable) else np.asarray(x)
-
-
-def _ndim(x: Any) -> int:
-    return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
-
-
-def _shape(x: Any) -> tuple:
-    return x.shape if isinstance(x, Variable) else np.shape(x)
+from .params import AxisError, normalize_axis
 
 
 def _each(fn: Callable[[Any], Any]) -> Callable[..., Any]:
@@ -362,90 +350,6 @@ def _listed(op: Callable[..., Any]) -> Callable[..., list[Any]]:
 LISTED = (np.split,)
 
 
-_TAKE = inspect.signature(lambda a, indices, axis=None, out=None, mode="raise": None)
-
-
-def _known_take(op: Callable[..., Any]) -> Callable[..., Any]:
-    """``np.take(x, indices, axis)`` (and ``x.take``) of indices the trace knows (an int,
-    a list, a NumPy array; bools are NumPy's 0 and 1; a graph value whose bounds, reach
-    or permuted axis (an argsort's) the index knows,
-    :func:`~kantensor.ops.families.advanced.array_ref`, or integers made of
-    sizes, :func:`~kantensor.ops.families.values.made_of_sizes`, whose bounds (or an
-    assumption on them, where they are not read) ``eval_shape`` states,
-    :mod:`kantensor.evalshape.indexvalues`) is the index
-    ``x[:, ..., indices]`` on the axis (of the flattened x where ``axis`` is None; a size
-    ``n - 1`` or a 0-d index too: one position, as ``x[n - 1]``), whose
-    relation checks those values against the axis's size: ``mode="raise"`` raises
-    IndexError for one out of bounds, and ``np.take(x, [0, 1])`` held at one element.
-    (NumPy skips the check where the other axes are empty, which the index does not:
-    refused there, never wrong.) The catalogue's take, which reads no values, computes
-    tensor indices."""
-    @functools.wraps(op)  # (its signature is the Op's: help and x.take? show it)
-    def take(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = _TAKE.bind(*args, **kwargs)
-        except TypeError:
-            return op(*args, **kwargs)
-        a, indices = bound.arguments["a"], bound.arguments["indices"]
-        axis, mode = bound.arguments.get("axis"), bound.arguments.get("mode", "raise")
-        if mode in ("clip", "wrap") and isinstance(a, Variable) and \
-                bound.arguments.get("out") is None:  # NumPy's definition (takemodes)
-            return _taken(a, moded(a, indices, axis, mode), axis)
-        known = isinstance(indices, int | Dim | list | tuple | range | np.ndarray | np.integer)
-        if isinstance(indices, Variable):  # np.arange(4) % 2: values a build knows
-            ref = array_ref(0, indices)
-            known = (ref.bounds is not None or ref.counting or ref.reach is not None or
-                     ref.along is not None or
-                     is_integer(indices.type.dtype) and made_of_sizes(indices))
-        if not known or bound.arguments.get("out") is not None or mode != "raise":
-            return op(*args, **kwargs)
-        if isinstance(indices, Variable | Dim):  # (a size: a position, as in x[n - 1])
-            return _taken(a, indices, axis)
-        values = listed_index(indices) if isinstance(indices, list | tuple | range) else \
-            np.asarray(indices)
-        if isinstance(values, Variable):  # a list of sizes: the tensor of their numbers
-            return _taken(a, values, axis)
-        if values.dtype.kind == "b" or values.size == 0:  # ([] is float64: no values)
-            values = values.astype(np.intp)
-        if values.dtype.kind not in "iu" or not isinstance(a, Variable):
-            return op(*args, **kwargs)
-        return _taken(a, values, axis)
-    return take
-
-
-_ALONG = inspect.signature(lambda arr, indices, axis=-1: None)
-
-
-def _known_along(op: Callable[..., Any]) -> Callable[..., Any]:
-    """``np.take_along_axis(arr, indices, axis)`` with the indices' known values (a
-    NumPy array's, or a graph value's: :func:`~kantensor.ops.families.advanced.array_ref`)
-    as the Op's ``values`` parameter, which its relation checks against the axis."""
-    @functools.wraps(op)
-    def take_along_axis(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = _ALONG.bind(*args, **kwargs)
-        except TypeError:
-            return op(*args, **kwargs)
-        indices = bound.arguments["indices"]
-        ref = array_ref(0, indices) if isinstance(indices, Variable | np.ndarray) else None
-        if ref is None or ref == ArrayRef(0):  # (nothing known of the values)
-            return op(*args, **kwargs)
-        return op(*args, **kwargs, values=(ref,))
-    return take_along_axis
-
-
-def _taken(a: Any, indices: Any, axis: int | None) -> Any:
-    """``a[:, ..., indices]`` on ``axis`` (of the flattened ``a`` for None; a bool axis
-    is refused, as NumPy's take refuses it)."""
-    if isinstance(axis, bool | np.bool_):
-        raise TypeError("an integer is required for the axis")
-    axis = None if axis is None else operator.index(axis)  # (np.array([0]): NumPy raises)
-    if axis is None or _ndim(a) == 0 and axis in (0, -1):
-        return np.ravel(a)[indices]
-    axis = normalize_axis(axis, _ndim(a))
-    return a[(slice(None),) * axis + (indices,)]
-
-
 def _three_way(op: Callable[..., Any]) -> Callable[..., Any]:
     """``np.where(c, x, y)`` is the catalogue's where; ``np.where(c)`` alone is NumPy's
     ``nonzero(c)`` (:func:`~.counted.nonzero`: index arrays of one length the data
@@ -465,8 +369,8 @@ def register(ops: dict[str, Any]) -> None:
     """Make the NumPy functions of :data:`COMPOSITIONS` build their compositions, those
     of :data:`LISTED` (mapped to their Ops by the catalogue) give lists, ``np.where``
     of one argument give nonzero's arrays, ``np.take`` (``x.take``) of known indices
-    index (:func:`_known_take`), ``np.take_along_axis`` check them
-    (:func:`_known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
+    index (:func:`~.knowntake.known_take`), ``np.take_along_axis`` check them
+    (:func:`~.knowntake.known_along`), ``np.broadcast_arrays`` broadcast, ``cumsum`` and
     ``cumprod`` accumulate in a given dtype, ``np.lexsort`` take its keys as NumPy does,
     ``np.clip`` leave out a bound, ``x.item`` take positions, ``np.sum``/``np.prod``
     take ``where=`` and ``np.pad`` pick the Op of its mode (``ops``: the
@@ -474,9 +378,9 @@ def register(ops: dict[str, Any]) -> None:
     for fn in LISTED:
         register_numpy(fn, _listed(NUMPY_OPS[fn]))
     register_numpy(np.where, _three_way(NUMPY_OPS[np.where]))
-    register_numpy(np.take, _known_take(NUMPY_OPS[np.take]))
-    register_numpy(np.take_along_axis, _known_along(NUMPY_OPS[np.take_along_axis]))
-    register_method("take", _known_take(METHODS["take"]))
+    register_numpy(np.take, known_take(NUMPY_OPS[np.take]))
+    register_numpy(np.take_along_axis, known_along(NUMPY_OPS[np.take_along_axis]))
+    register_method("take", known_take(METHODS["take"]))
     for fn, composition in COMPOSITIONS.items():
         register_numpy(fn, composition)
     register_numpy(np.broadcast_arrays, _broadcast_arrays)

@@ -35,16 +35,9 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import register_numpy
 from ..types.variable import as_tensor_variable, register_method
+from .arraylike import as_array as _tensor
+from .arraylike import ndim as _ndim
 from .params import ArrayRef, normalize_axis
-
-
-def _tensor(x: Any) -> Any:
-    return x if isinstance(x, Variable) else np.asarray(x)
-
-
-def _ndim(x: Any) -> int:
-    return x.type.ndim if isinstance(x, Variable) else np.ndim(x)
-
 
 #: id of a tensor -> weak references to it and to the positions of its nonzero elements:
 #: one value has one set of positions, so ``np.nonzero(x)`` twice (``np.argwhere(x)``

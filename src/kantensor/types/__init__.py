@@ -1,6 +1,7 @@
 """Tensors: TensorType, dtypes and promotion, TensorVariable, basic Ops; the types of
 sequences of tensors and of optionals (ONNX's)."""
 
+from . import dimdivide  # noqa: F401 - fills Dim's // and % (dim.DIVIDE) before any use
 from .basic_ops import SpecifyShape, specify_shape
 from .containers import OptionalType, SequenceType
 from .dim import Dim

@@ -42,7 +42,8 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Final
 
-from .dim import DimLike, _floordiv, _mod, _symbol
+from .dim import DimLike, _symbol
+from .dimdivide import _floordiv, _mod
 from .intervals import interval
 from .poly import Opaque, lone_atom
 from .readback import atom_symbols, of_terms

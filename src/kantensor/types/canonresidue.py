@@ -29,7 +29,8 @@ from typing import Final
 
 import numpy as np
 
-from .dim import DimLike, _floordiv, _mod, _symbol
+from .dim import DimLike, _symbol
+from .dimdivide import _floordiv, _mod
 from .poly import Opaque, lone_atom
 from .quasi import Table, in_fragment, least_table, table
 from .quasiform import table_form

@@ -5,7 +5,8 @@ linear form over a size and over its remainders are one atom for
 
 from __future__ import annotations
 
-from .dim import Dim, DimLike, _floordiv, _symbol
+from .dim import Dim, DimLike, _symbol
+from .dimdivide import _floordiv
 from .narrow import constants_out
 from .poly import Opaque
 from .readback import atom_symbols, by_int, several

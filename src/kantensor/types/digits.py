@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from .dim import _floordiv, _mod, _symbol
+from .dim import _symbol
+from .dimdivide import _floordiv, _mod
 from .poly import Opaque, atom_key, lone_atom
 
 __all__ = ["digits", "folds"]

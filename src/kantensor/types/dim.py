@@ -23,7 +23,8 @@ Every symbol and unknown is a size: an integer ``>= 0``. The rules:
   (``(4*n + 2)//8 == (2*n + 1)//4``), nested floors collapse (``(u + x//a)//b ==
   (a*u + x)//(a*b)``), a remainder of a remainder by a multiple is one remainder, and an
   argument that stays in one block of ``d`` gives a constant (``(n % 3)//3 == 0``);
-  a negative divisor is made positive;
+  a negative divisor is made positive (``//`` and ``%`` are
+  :mod:`kantensor.types.dimdivide`'s, reached through :data:`DIVIDE`);
 * ``min``/``max`` are flattened, and an argument another one bounds at every size is
   dropped (``max(0, n) == n``, ``min((h + 1)//2, h//2) == h//2``, by
   :func:`kantensor.types.prove.order`); the rest are kept sorted
@@ -62,11 +63,9 @@ from ..graph.hooks import Hook
 from .dimorder import COMPARE, decided, divided, equal, ordered, powered
 from .divisors import dropped
 from .interning import WeakInterner
-from .intervals import interval
-from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render, window
+from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
 from .poly import check_power as _check_power
-from .poly import divide as _poly_divide
 from .poly import mul as _poly_mul
 from .poly import operand as _operand
 from .poly import split as _poly_split
@@ -185,8 +184,9 @@ class Dim:
     __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
     __mul__, __rmul__ = _operator("mul", lambda a, b: _mul(a, b))
     __floordiv__, __rfloordiv__ = _operator(
-        "floordiv", lambda a, b, positive=False: _floordiv(a, b, positive))
-    __mod__, __rmod__ = _operator("mod", lambda a, b, positive=False: _mod(a, b, positive))
+        "floordiv", lambda a, b, positive=False: DIVIDE.fn(a, b, False, positive))
+    __mod__, __rmod__ = _operator(
+        "mod", lambda a, b, positive=False: DIVIDE.fn(a, b, True, positive))
 
     __truediv__, __rtruediv__ = _operator("truediv", None)
 
@@ -218,6 +218,13 @@ class Dim:
 NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
     "a size with a number it cannot stay a size with (d / 2, np.sqrt(d)): hook(op, a, b) "
     "or hook('ufunc', ufunc, method, inputs, kwargs); else NotImplemented"))
+
+
+DIVIDE: Hook[Callable[[DimLike, DimLike, bool, bool], DimLike]] = Hook(
+    "divide_sizes", "kantensor.types.dimdivide",
+    "hook(a, b, remainder, positive): the algebra's a // b (a % b if remainder) of an int "
+    "or Dim a by an int or Dim b, b read as >= 1 where positive (module docstring); apart "
+    "from the Dim class, whose operators and whose division call each other")
 
 
 def _number(op: str, a: object, b: object) -> Any:
@@ -397,104 +404,3 @@ def _split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
     in ``[0, d)``."""
     quot, rem = _poly_split(a._terms, d)
     return _make(quot), _make(rem)
-
-
-def _common(r: Dim, b: int) -> tuple[DimLike, int, int, int]:
-    """``(y, c, b/g, g)`` with ``r == g*y + c``: ``g`` the gcd of ``b`` and every
-    non-constant coefficient of ``r`` (whose coefficients and constant ``c`` lie in
-    ``[0, b)``: :func:`_split`'s remainder)."""
-    terms = r._terms
-    c = 0 if terms[-1][0] else terms[-1][1]
-    g = math.gcd(b, *(k for m, k in terms if m))
-    if g == 1:
-        return r, 0, b, 1
-    return _make(_poly_split(_add(r, -c)._terms, g)[0]), c, b // g, g
-
-
-def _positive(b: Dim) -> bool:
-    """Whether the size divisor ``b`` is >= 1 at every size (its interval's)."""
-    low = interval(b)[0]
-    return low is not None and low >= 1
-
-
-def _by_size(op: str, a: DimLike, b: Dim, positive: bool) -> DimLike:
-    """``a // b`` (``op`` ``//``) or ``a % b`` (``%``) by a size ``b`` (module
-    docstring): exact only where ``b >= 1`` is known (``positive``, or its interval),
-    else kept with the common int factor out (``(8*n) % (4*m)`` is ``4*((2*n) % m)``)."""
-    if isinstance(a, Dim) and (positive or _positive(b)):
-        exact = _poly_divide(a._terms, b._terms)
-        if exact is not None:
-            return _make(exact) if op == "//" else 0
-    g = math.gcd(*(c for _, c in b._terms), *(c for _, c in a._terms) if type(a) is Dim else (a,))
-    if g > 1:
-        a2, b2 = _exact(a, g), _exact(b, g)
-        return _atom(op, a2, b2) if op == "//" else _mul(_atom(op, a2, b2), g)
-    return _atom(op, a, b)
-
-
-def _floordiv(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
-    """``a // b``; a size ``b`` is read as >= 1 where ``positive`` (a traced program's
-    case that asked it: :func:`.dimorder.divided`)."""
-    if isinstance(b, Dim):
-        return _by_size("//", a, b, positive)
-    if not b:
-        raise ZeroDivisionError(f"size division by zero: ({a})//0")
-    if isinstance(a, int) or b == 1:
-        return a // b if isinstance(a, int) else a
-    if b < 0:  # a//b == (-a)//(-b)
-        return _floordiv(_mul(a, -1), -b)
-    if (found := window(a._terms, b)) is not None:  # a window's: in one step
-        inner, shift, divisor, q = found
-        return _add(_atom("//", _add(_new(inner), shift), divisor), q)
-    q, r = _split(a, b)  # r's coefficients and constant in [0, b)
-    if isinstance(r, int):
-        return q
-    y, c, b, g = _common(r, b)
-    if g > 1:  # (g*y + c)//(g*b') == (y + c//g)//b'
-        r = _add(y, c // g)
-        if b == 1:
-            return _add(q, r)
-    inner = _inner_floor(r)
-    if inner is not None:  # (u + x//e)//b == (e*u + x)//(e*b) for an integral u
-        x, e, u = inner
-        return _add(q, _floordiv(_add(_mul(u, e), x), e * b))
-    lo, hi = interval(r)
-    if lo is not None and hi is not None and lo // b == hi // b:
-        return _add(q, lo // b)  # r stays within one block of b
-    return _add(q, _atom("//", r, b))
-
-
-def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
-    """``(x, e, u)`` if ``a`` is ``u + x//e`` for an int ``e > 0`` (the first such floor
-    of coefficient 1 in ``a``'s terms)."""
-    for mono, c in a._terms:
-        atom = mono[0][0] if c == 1 and len(mono) == 1 and mono[0][1] == 1 else None
-        if isinstance(atom, Opaque) and atom.op == "//" and type(atom.args[1]) is int:
-            return atom.args[0], atom.args[1], _make({m: k for m, k in a._terms if m is not mono})
-    return None
-
-
-def _mod(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
-    """``a % b``, ``positive`` as :func:`_floordiv`'s."""
-    if isinstance(b, Dim):
-        return _by_size("%", a, b, positive)
-    if not b:
-        raise ZeroDivisionError(f"size modulo by zero: ({a}) % 0")
-    if isinstance(a, int):
-        return a % b
-    if b < 0:  # a % b == -((-a) % (-b))
-        return _mul(_mod(_mul(a, -1), -b), -1)
-    r = _split(a, b)[1]  # coefficients and constant in [0, b)
-    if isinstance(r, int):
-        return r
-    y, c, b2, g = _common(r, b)
-    if g > 1:  # (g*y + c) % (g*b') == g*((y + c//g) % b') + c % g
-        return _add(_mul(_mod(_add(y, c // g), b2), g), c % g)
-    atom = lone_atom(r._terms)
-    if isinstance(atom, Opaque) and atom.op == "%" and type(atom.args[1]) is int \
-            and atom.args[1] % b == 0:
-        return _mod(atom.args[0], b)  # (x % e) % b == x % b where b divides e
-    lo, hi = interval(r)
-    if lo is not None and hi is not None and lo // b == hi // b:
-        return _add(r, -b * (lo // b))  # r stays within one block of b
-    return _atom("%", r, b)

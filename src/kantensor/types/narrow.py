@@ -23,7 +23,8 @@ import math
 from collections.abc import Hashable
 from typing import Final
 
-from .dim import Dim, DimLike, _floordiv, _mod, _symbol
+from .dim import Dim, DimLike, _symbol
+from .dimdivide import _floordiv, _mod
 from .intervals import interval
 from .poly import Opaque, lone_atom
 from .symbols import APPLY, free_symbols, rebuild

@@ -37,7 +37,8 @@ from typing import Final
 
 import numpy as np
 
-from .dim import Dim, DimLike, _floordiv, _mod, _symbol
+from .dim import Dim, DimLike, _symbol
+from .dimdivide import _floordiv, _mod
 from .dimminmax import dim_max, dim_min
 from .poly import Opaque, lone_atom
 from .quasi import Table, fits, in_fragment, table, values

@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 from typing import Final
 
-from .dim import Dim, DimLike, _floordiv, _mod
+from .dim import Dim, DimLike
+from .dimdivide import _floordiv, _mod
 from .divisors import int_divisors
 
 __all__ = ["MAX_MODULUS", "MAX_MOD_PAIR_PERIOD", "remainder_forms"]

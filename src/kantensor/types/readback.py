@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Final
 
-from .dim import Dim, DimLike, _floordiv, _mod, _symbol
+from .dim import Dim, DimLike, _symbol
+from .dimdivide import _floordiv, _mod
 from .poly import Opaque
 from .symbols import free_symbols
 

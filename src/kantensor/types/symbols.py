@@ -18,15 +18,14 @@ from .dim import (
     Dim,
     DimLike,
     _exact,
-    _floordiv,
     _make,
-    _mod,
     _mul,
     _pow,
     _set_free,
     _symbol,
     as_dim,
 )
+from .dimdivide import _floordiv, _mod
 from .dimminmax import _minmax
 from .poly import Opaque, Private
 
