@@ -28,6 +28,7 @@ from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .sizes import AXIS_INPUT
 from .templates import builder as builder  # the decorator registering a builder
+from .uniques import register as register_uniques
 from .vecdots import register as register_vecdots
 
 #: The built-in Ops by name, in catalogue order.
@@ -122,6 +123,7 @@ register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["ind
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
 register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
+register_uniques(CATALOGUE)
 register_diffs(CATALOGUE, constant)
 register_vecdots(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).
