@@ -1,0 +1,43 @@
+"""``numpy.linalg``'s functions on tensors refuse float16, as NumPy does.
+
+The catalogue's ``inv``, ``det``, ``solve``, ... compute a float16 matrix in float32
+and give float16 (a kantensor extension: ``signatures/linalg.toml``), which ``kt.inv``
+keeps. NumPy's LAPACK-based functions raise TypeError "array type float16 is unsupported
+in linalg" instead, so their NumPy entries on tensors (``np.linalg.inv(x)``, what
+``eval_shape`` traces) raise it too: the NumPy front end types only what NumPy runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..graph.basic import Variable
+from ..types.protocol import NUMPY_OPS, register_numpy
+
+#: numpy.linalg's functions that refuse float16 (its LAPACK wrappers; ``norm``,
+#: ``matmul``, ``vecdot``, ``tensordot`` and ``matrix_transpose`` compute it).
+LAPACK = ("cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "pinv", "qr",
+          "slogdet", "solve", "svd")
+
+
+def _refusing_float16(op: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(op)
+    def linalg(*args: Any, **kwargs: Any) -> Any:
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, Variable) and getattr(a.type, "dtype", None) == "float16":
+                raise TypeError("array type float16 is unsupported in linalg")
+        return op(*args, **kwargs)
+    return linalg
+
+
+def register() -> None:
+    """Wrap the NumPy entries of :data:`LAPACK` (each the catalogue's Op) so that a
+    float16 tensor is refused."""
+    for name in LAPACK:
+        fn = getattr(np.linalg, name)
+        if fn in NUMPY_OPS:
+            register_numpy(fn, _refusing_float16(NUMPY_OPS[fn]))
