@@ -112,13 +112,13 @@ def _listed_axes(value: Any) -> int | tuple[int, ...] | None:
     return _axes(value, what)
 
 
-def _maybe_accumulated_axis(value: Any) -> int | None:
-    """None, an int, or a tuple of one int, as ``np.cumulative_sum`` (a ufunc's
-    accumulate) takes it; a tuple of other lengths is refused as NumPy does."""
+def _maybe_accumulated_axis(value: Any) -> int | tuple[int] | None:
+    """None, an int, or a tuple of one int (kept one: NumPy refuses it with
+    ``include_initial``), as ``np.cumulative_sum`` takes it; not of other lengths."""
     if isinstance(value, tuple):
         if len(value) != 1:
             raise ParamError("accumulate does not allow multiple axes")
-        value = value[0]
+        return None if value[0] is None else (_int(value[0], "None or an int"),)
     return _maybe_axis(value)
 
 

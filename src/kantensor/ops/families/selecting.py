@@ -74,11 +74,18 @@ def searched(types: tuple, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def accumulated(types: tuple, axis: int | None, include_initial: bool,
+def accumulated(types: tuple, axis: int | tuple[int] | None, include_initial: bool,
                 **_: Any) -> dict[str, Any]:
     """cumulative_sum/cumulative_prod: ``axis`` given for more than one dimension (a 0-d
-    input is one element); with ``include_initial`` one more entry along it."""
+    input is one element); with ``include_initial`` one more entry along it. An axis
+    given as a tuple of one is that axis, but with ``include_initial``, where NumPy
+    raises TypeError (it indexes the shape's list by the tuple)."""
     (x,) = types
+    if isinstance(axis, tuple):
+        if include_initial:
+            raise TypeError("list indices must be integers or slices, not tuple (NumPy's "
+                            "cumulative functions take an int axis with include_initial)")
+        (axis,) = axis
     a = dims("a", x.ndim)
     if x.ndim > 1 and axis is None:
         raise rank_error("cumulative_sum", "for arrays which have more than one dimension "
