@@ -1,6 +1,7 @@
-"""``numpy.linalg``'s LAPACK functions on a float16 tensor raise TypeError, as NumPy does
-("array type float16 is unsupported in linalg"); before, ``eval_shape`` typed them
-(the catalogue's Ops compute float16 in float32, which ``kt.inv`` keeps). Judged by
+"""``numpy.linalg``'s dtypes, NumPy's. Its LAPACK functions on a float16 tensor raise
+TypeError, as NumPy does ("array type float16 is unsupported in linalg"); before,
+``eval_shape`` typed them (the catalogue's Ops compute float16 in float32, which
+``kt.inv`` keeps). Judged by
 NumPy: each call fails in NumPy at every size of a box, and eval_shape refuses it; the
 same call of float32 and int8 runs in NumPy and is typed with NumPy's dtype. (NumPy's
 ``pinv`` gives an empty float16 matrix back as it is: refused there too.)"""
@@ -45,3 +46,19 @@ def test_float16_is_refused_as_numpy_refuses_it(name: str) -> None:
 
 def test_kt_keeps_its_float16() -> None:
     assert kt.inv(kt.tensor("x", "float16", (3, 3))).type.dtype == "float16"
+
+
+NUMERIC = ("bool", "int8", "uint8", "int32", "int64", "float32", "float64", "complex64",
+           "complex128")
+
+
+@pytest.mark.parametrize("b", NUMERIC)
+@pytest.mark.parametrize("a", NUMERIC)
+def test_solve_has_numpys_dtype(a: str, b: str) -> None:
+    """NumPy's solve makes each integer (bool) operand float64, then promotes: int8 and
+    float32 give float64 (kantensor's ``float(x)``, the default float, is float64 here:
+    the default differs, as documented). Before, int8 with float32 gave float32."""
+    want = np.linalg.solve(np.eye(3, dtype=a), np.ones(3, dtype=b)).dtype
+    with kt.default_dtype("float64"):
+        got = kt.eval_shape(lambda x, y: np.linalg.solve(x, y), f"{a}[n,n]", f"{b}[n]")
+    assert got.type.dtype == str(want)
