@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from npprograms import BOX, compile_program, run_numpy
+from npprograms import BOX, compile_program, judge, run_numpy
 
 LAPACK = ("cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "pinv", "qr",
           "slogdet", "solve", "svd")
@@ -62,3 +62,19 @@ def test_solve_has_numpys_dtype(a: str, b: str) -> None:
     with kt.default_dtype("float64"):
         got = kt.eval_shape(lambda x, y: np.linalg.solve(x, y), f"{a}[n,n]", f"{b}[n]")
     assert got.type.dtype == str(want)
+
+
+@pytest.mark.parametrize("types", [["int8[A,B]"], ["bool[C,A,B]"], ["uint8[A,A]"],
+                                   ["float32[A,B]"], ["int64[A,B,C]"]], ids=str)
+def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str]) -> None:
+    """NumPy's pinv gives an empty integer (bool) matrix back in its dtype, a non-empty
+    one in float64: typed float where the matrices have elements, not held where they
+    have none (refused there: one type cannot say both; before, float64 held there too,
+    where NumPy gives int8). Judged by NumPy at every size of a box."""
+    verdict = judge("def program(x0):\n    return np.linalg.pinv(x0)\n", types)
+    assert verdict.status == "typed", verdict.note
+    core = [d.name for d in kt.TensorType.parse(types[0]).shape[-2:]]
+    integers = not types[0].startswith("float")
+    for kind, sizes, note in verdict.wrong:
+        empty = sizes[core[0]] * sizes[core[1]] == 0
+        assert kind == "refused" and empty and integers, (kind, sizes, note)

@@ -1,10 +1,15 @@
-"""``numpy.linalg``'s functions on tensors refuse float16, as NumPy does.
+"""``numpy.linalg``'s functions on tensors refuse float16, as NumPy does, and
+``np.linalg.pinv`` an empty integer matrix.
 
 The catalogue's ``inv``, ``det``, ``solve``, ... compute a float16 matrix in float32
 and give float16 (a kantensor extension: ``signatures/linalg.toml``), which ``kt.inv``
 keeps. NumPy's LAPACK-based functions raise TypeError "array type float16 is unsupported
 in linalg" instead, so their NumPy entries on tensors (``np.linalg.inv(x)``, what
 ``eval_shape`` traces) raise it too: the NumPy front end types only what NumPy runs.
+NumPy's ``pinv`` gives an empty integer (bool) matrix back in its own dtype, a non-empty
+one in float64: ``np.linalg.pinv`` of a tensor is the Op with ``as_numpy=True``, whose
+relation needs an integer input's matrices to have elements (refused where they have
+none: one type cannot say both), where ``kt.pinv`` gives float at every size.
 """
 
 from __future__ import annotations
@@ -34,9 +39,17 @@ def _refusing_float16(op: Callable[..., Any]) -> Callable[..., Any]:
     return linalg
 
 
+def _numpy_pinv(op: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(op)
+    def pinv(*args: Any, **kwargs: Any) -> Any:
+        return op(*args, **kwargs, as_numpy=True)
+    return pinv
+
+
 def register() -> None:
     """Wrap the NumPy entries of :data:`LAPACK` (each the catalogue's Op) so that a
-    float16 tensor is refused."""
+    float16 tensor is refused, and ``pinv``'s with ``as_numpy``."""
+    register_numpy(np.linalg.pinv, _numpy_pinv(NUMPY_OPS[np.linalg.pinv]))
     for name in LAPACK:
         fn = getattr(np.linalg, name)
         if fn in NUMPY_OPS:
