@@ -64,17 +64,25 @@ def test_solve_has_numpys_dtype(a: str, b: str) -> None:
     assert got.type.dtype == str(want)
 
 
+@pytest.mark.parametrize("rtol", ["", ", rtol=None", ", rtol=0.5", ", rcond=None"])
 @pytest.mark.parametrize("types", [["int8[A,B]"], ["bool[C,A,B]"], ["uint8[A,A]"],
                                    ["float32[A,B]"], ["int64[A,B,C]"]], ids=str)
-def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str]) -> None:
+def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str], rtol: str
+                                                           ) -> None:
     """NumPy's pinv gives an empty integer (bool) matrix back in its dtype, a non-empty
     one in float64: typed float where the matrices have elements, not held where they
     have none (refused there: one type cannot say both; before, float64 held there too,
-    where NumPy gives int8). Judged by NumPy at every size of a box."""
-    verdict = judge("def program(x0):\n    return np.linalg.pinv(x0)\n", types)
+    where NumPy gives int8); ``rtol=None`` of integers refused (NumPy reads the dtype's
+    eps where the matrices have elements). Judged by NumPy at every size of a box."""
+    verdict = judge(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n", types)
+    integers = not types[0].startswith("float")
+    if integers and rtol == ", rtol=None":  # (NumPy fails where there are elements)
+        fn = compile_program(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n")
+        assert isinstance(run_numpy(fn, types, {"A": 2, "B": 3, "C": 1}), ValueError)
+        assert verdict.status != "typed"
+        return
     assert verdict.status == "typed", verdict.note
     core = [d.name for d in kt.TensorType.parse(types[0]).shape[-2:]]
-    integers = not types[0].startswith("float")
     for kind, sizes, note in verdict.wrong:
         empty = sizes[core[0]] * sizes[core[1]] == 0
         assert kind == "refused" and empty and integers, (kind, sizes, note)

@@ -239,7 +239,8 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_:
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
     included) but :data:`~kantensor.ops.params.UNSET`, not given. ``as_numpy``: the
     matrices of an integer (bool) input must have elements, where NumPy's float type
-    holds (it gives an empty one back in its own dtype)."""
+    holds (it gives an empty one back in its own dtype), and ``rtol=None`` is refused
+    (NumPy raises where they have: no eps of an integer dtype)."""
     if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
@@ -247,6 +248,9 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_:
     dtype = types[0].dtype
     if not as_numpy or dtype != "bool" and not is_integer(dtype):
         return {"a": [m, n], "y": [n, m], "cond": []}
+    if rtol is None:  # (NumPy's cutoff reads finfo of the input's dtype)
+        raise ParamError(f"pinv: data type {dtype} not inexact (NumPy's rtol=None reads "
+                         f"its eps)")
     return {"a": [m, n], "y": [n, m], "cond": [checked(m * n >= 1, lambda _, types: (
         f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
         f"{types[0].dtype}, a non-empty one in float (the dtype would depend on the "
