@@ -11,8 +11,6 @@ value (or a number) is the catalogue's ``full_like`` as before.
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -21,24 +19,18 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import NUMPY_OPS, register_numpy
 
-_FULL_LIKE = inspect.signature(lambda a, fill_value, dtype=None: None)
-
 
 def _filled(op: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(op)
-    def full_like(*args: Any, **kwargs: Any) -> Any:
-        try:
-            bound = _FULL_LIKE.bind(*args, **kwargs).arguments
-        except TypeError:
-            return op(*args, **kwargs)
-        a, fill = bound["a"], bound["fill_value"]
+    def full_like(a: Any, fill_value: Any, dtype: Any = None) -> Any:
+        """``np.full_like`` (the Op's parameters: NumPy's others are its defaults, as the
+        NumPy entry's plan passes them, :mod:`kantensor.types.numpyargs`)."""
+        fill = fill_value
         if not isinstance(fill, Variable | np.ndarray) or not np.ndim(fill) or \
                 not isinstance(a, Variable):
-            return op(*args, **kwargs)
+            return op(a, fill_value, dtype=dtype)
         extra = np.ndim(fill) - np.ndim(a)
         if extra > 0:
             fill = np.squeeze(fill, axis=tuple(range(extra)))
-        dtype = bound.get("dtype")
         return np.broadcast_to(fill, a.shape).astype(a.dtype if dtype is None else dtype)
     return full_like
 
