@@ -110,3 +110,32 @@ def test_the_graph_computes_numpys_values(name: str) -> None:
                 w = np.asarray(w)
                 assert g.dtype == w.dtype and g.shape == w.shape, (shape, g, w)
                 assert np.array_equal(g, w, equal_nan=True), (name, shape, x, g, w)
+
+
+NEEDLESS = [
+    ("np.unique(x0)", ["int8[A,B]"]),
+    ("np.unique(x0, return_counts=True)[1]", ["float32[A,B,C]"]),
+    ("np.unique_all(x0).inverse_indices", ["int16[A,B]"]),
+    ("np.unique_values(x0)", ["uint8[A,B]"]),
+    ("(lambda v, c: v * c)(*np.unique(x0, return_counts=True))", ["int64[A,B]"]),
+    ("np.unique(x0, axis=1, return_index=True)[1]", ["int8[A,B,C]"]),
+]
+
+
+@pytest.mark.parametrize(("source", "types"), NEEDLESS)
+def test_a_count_bound_is_no_assumption(source: str, types: list[str]) -> None:
+    """Where NumPy runs at every size of the box (for ramps and steps of data too), the
+    result assumes nothing: the count's own bound ``m >= min(1, A*B)`` (as its cases,
+    ``m >= 1 or A == 0 or B == 0``) was reported as an assumption of an n-d input."""
+    program = f"def program({', '.join(f'x{i}' for i in range(len(types)))}):\n" \
+              f"    return {source}\n"
+    fn = compile_program(program)
+    names = sorted({c for t in types for c in t if c in "ABC"})
+    for values in itertools.product(BOX, repeat=len(names)):
+        sizes = dict(zip(names, values, strict=True))
+        assert not isinstance(run_numpy(fn, types, sizes), BaseException)
+        assert not fails_for_some_data(fn, types, sizes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = kt.eval_shape(fn, *types)
+    assert result.assumptions == ()
