@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -86,3 +87,20 @@ def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str], rto
     for kind, sizes, note in verdict.wrong:
         empty = sizes[core[0]] * sizes[core[1]] == 0
         assert kind == "refused" and empty and integers, (kind, sizes, note)
+
+
+LOW = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4", "uint4", "int2")
+
+
+@pytest.mark.parametrize("dtype", LOW)
+@pytest.mark.parametrize("name", [n for n in LAPACK if n != "pinv"])
+def test_low_precision_is_float64_as_numpy_computes_it(name: str, dtype: str) -> None:
+    """NumPy's linalg reads a dtype it lacks (ml_dtypes') as no float and computes it in
+    float64: eval_shape's type is NumPy's dtype (before: bfloat16 kept bfloat16, int4 the
+    default float). eig and eigvals are complex, as documented."""
+    source = CALLS.get(name, f"np.linalg.{name}(x0)")
+    fn = compile_program(f"def program(x0):\n    return {source}\n")
+    want = np.asarray(fn(np.eye(2).astype(getattr(ml_dtypes, dtype))))
+    got = kt.eval_shape(fn, f"{dtype}[A,A]").type
+    expected = "complex128" if name in ("eig", "eigvals") else str(want.dtype)
+    assert got.dtype == expected and got.ndim == want.ndim
