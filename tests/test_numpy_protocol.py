@@ -19,6 +19,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.ops.catalogue import CatalogueError, Entry, load_all, load_file
+from kantensor.ops.linalgnumpy import LAPACK
 from kantensor.types.symbols import substitute
 
 ENTRIES = load_all()
@@ -38,8 +39,9 @@ NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax
                      # math.erf's, no NumPy function; NumPy's names whose functions
                      # already build pow and flatten
                      "erf", "power", "ravel",
-                     # np.pad builds it for its modes other than constant
-                     "pad_edges"}
+                     # np.pad builds it for its modes other than constant, np.unique
+                     # with axis the other
+                     "pad_edges", "argsort_rows"}
 
 
 def _type(text: Any) -> Any:
@@ -110,6 +112,13 @@ def test_numpy_function_builds_the_op(entry, fn):
     for example in entry.examples:
         args, kwargs, kt_args, kt_kwargs = numpy_call(entry, fn, example)
         through_numpy = _outcome(fn, args, kwargs)
+        if fn.__module__.endswith("linalg") and entry.name in LAPACK and \
+                any("float16" in str(t) for t in example["in"]):
+            # (NumPy's LAPACK refuses float16, which kt computes: ops/linalgnumpy.py)
+            assert through_numpy == ("error", TypeError), (entry.name, example)
+            continue
+        if entry.name == "pinv":  # (np.linalg.pinv's own: ops/linalgnumpy.py)
+            kt_kwargs["as_numpy"] = True
         direct = _outcome(op, kt_args, kt_kwargs)
         assert through_numpy == direct, (entry.name, example)
         if "out" in example:

@@ -496,11 +496,12 @@ def test_pinv_cutoff_of_an_array_is_a_parameter_error():
 
 def test_linalg_dtypes(default_float64):
     """Integers and bool give float(x) (the default float), float16 stays float16,
-    singular values are real."""
+    singular values are real; solve promotes float(a) with float(b), as NumPy makes
+    each integer operand a float first (bool with complex64: complex128)."""
     t = kt.TensorType.parse
     assert kt.det(t("int8[3,3]")()).type.dtype == "float64"
     assert kt.inv(t("float16[3,3]")()).type.dtype == "float16"
-    assert kt.solve(t("bool[3,3]")(), t("complex64[3]")()).type.dtype == "complex64"
+    assert kt.solve(t("bool[3,3]")(), t("complex64[3]")()).type.dtype == "complex128"
     u, s, vh = kt.svd(t("complex128[4,3]")())
     assert (u.type.dtype, s.type.dtype, vh.type.dtype) == ("complex128", "float64",
                                                           "complex128")

@@ -27,6 +27,7 @@ from ..types.casewise import plainest_under
 from ..types.conditions import Clause, Condition, is_choice
 from ..types.dim import unknown
 from ..types.facts import Facts
+from ..types.tidy import tidy
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType
 from .assumptions import AssumptionError, assumed, facts_of, unimplied, without_assumptions
@@ -209,13 +210,16 @@ def _found(trace: Trace, path: Path, given: Facts) -> tuple[Clause, ...]:
     """What the code traced so far needs of the sizes, as the result reports it: less
     what the facts imply with the bounds of the masks' counts (``count <= n``: a need
     that holds at every count a mask can select is none)."""
-    needs = renamed(assumptions(trace.sites, trace.names),
-                    same_axes(trace.sites, same_counts(trace.sites)))
+    sames = same_axes(trace.sites, same_counts(trace.sites))
+    needs = renamed(assumptions(trace.sites, trace.names), sames)
     counts = count_bounds(trace.sites)
-    facts = path.facts.with_(*(Condition(unknown(k), op, b) for k, bounds in counts.items()
-                               for op, b in zip((">=", "<="), bounds, strict=True))
-                             ) if counts else path.facts
-    return unimplied(assumed(needs, facts, given), facts)
+    bounds = [Condition(unknown(k), op, b) for k, bounds in counts.items()
+              for op, b in zip((">=", "<="), bounds, strict=True)]
+    facts = path.facts.with_(*bounds) if counts else path.facts
+    # (a bound as its cases, m >= 1 or A*B == 0, where the facts cannot read min(1, A*B))
+    known = dict.fromkeys(renamed(
+        [x for c in bounds if c.op == ">=" and c.right != 0 for x in tidy(c)], sames))
+    return unimplied(assumed(needs, facts, given), facts, known)
 
 
 def _never(fn: Any, found: tuple[Clause, ...]) -> TypeInferenceError | None:

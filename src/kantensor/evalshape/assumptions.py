@@ -84,7 +84,8 @@ def assumed(found: Iterable[Clause], given: Facts, stated: Facts | None = None
 
 
 
-def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
+def unimplied(found: tuple[Clause, ...], given: Facts, known: Iterable[Clause] = ()
+              ) -> tuple[Clause, ...]:
     """``found`` less each assumption that holds at every size with ``given``, or that
     the earlier ones imply with it, case by case (:func:`~kantensor.types.casewise.
     implied`): ``N//2 + 1 <= N or N == 0`` (a partition at ``len(x)//2``) asks nothing,
@@ -92,10 +93,13 @@ def unimplied(found: tuple[Clause, ...], given: Facts) -> tuple[Clause, ...]:
     assumption. The first line that needs something is the one kept (its message names
     the operands' lines). An assumption that divides by a size implies nothing here and
     is always kept: ``N % K == 0`` is not defined at ``K == 0``, so it does not make its
-    divisor's ``K >= 1`` needless (:func:`_implied`)."""
+    divisor's ``K >= 1`` needless (:func:`_implied`). ``known``: clauses that hold, in
+    forms the facts cannot hold (the cases of a count's bound ``m >= min(1, A*B)``: ``m >=
+    1 or A == 0 or B == 0``), implying with them."""
     kept: list[Clause] = []
+    known = list(known)
     for c in found:
-        if not _implied(c, kept, given):
+        if not _implied(c, [*known, *kept], given):
             kept.append(c)
     return tuple(kept)
 

@@ -26,8 +26,11 @@ from .counted import register as register_counted
 from .diffs import register as register_diffs
 from .families.advanced import subscript_operator
 from .families.updates import update_operator
+from .filled import register as register_filled
+from .linalgnumpy import register as register_linalg_numpy
 from .sizes import AXIS_INPUT
 from .templates import builder as builder  # the decorator registering a builder
+from .uniques import register as register_uniques
 from .vecdots import register as register_vecdots
 
 #: The built-in Ops by name, in catalogue order.
@@ -122,6 +125,9 @@ register_operator("add_at", update_operator(CATALOGUE["additem"], CATALOGUE["ind
 # NumPy functions that are compositions of these Ops (np.atleast_2d, np.insert, ...).
 register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
+register_uniques(CATALOGUE)
+register_linalg_numpy()
+register_filled()
 register_diffs(CATALOGUE, constant)
 register_vecdots(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).

@@ -1,7 +1,7 @@
 """NumPy functions whose result's length the data decide, as compositions of the
 ``index`` Op's boolean mask: ``np.nonzero``, ``np.where(c)`` (one argument),
-``np.argwhere``, ``np.flatnonzero``, ``np.compress``, ``np.unique_values`` and
-``np.unique`` (of its defaults: the sorted values, NaNs one).
+``np.argwhere``, ``np.flatnonzero``, ``np.compress`` (and, with :func:`kept`, the
+unique values of :mod:`kantensor.ops.uniques`).
 
 A boolean mask selects a number of elements no size gives: the index Op leaves it a size
 of its own, at most the mask's size (``m <= N*D``: a fact of that size, not a condition
@@ -16,12 +16,9 @@ of two counts (``x[x > 0] + y[y > 0]``), or of one
 decide, never dropped.
 
 The compositions compute NumPy's values (positions in C order, the elements kept in
-order), with one documented difference: ``np.unique_values`` gives its values sorted
-(NumPy >= 2.3 gives them in an order its hashing decides, which the array API leaves
-unspecified), with NaNs distinct as NumPy's (``equal_nan=False``). NumPy's errors are
-kept: a 0-d input to ``nonzero``/``where`` (ValueError), a condition of ``compress`` that
-is not 1-d. A ``compress`` condition longer than its axis is refused (NumPy runs it
-where the extra entries are false, which no size says).
+order). NumPy's errors are kept: a 0-d input to ``nonzero``/``where`` (ValueError), a
+condition of ``compress`` that is not 1-d. A ``compress`` condition longer than its axis
+is refused (NumPy runs it where the extra entries are false, which no size says).
 """
 
 from __future__ import annotations
@@ -35,7 +32,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import register_numpy
 from ..types.variable import as_tensor_variable, register_method
-from .arraylike import as_array as _tensor
+from .arraylike import as_array
 from .arraylike import ndim as _ndim
 from .params import ArrayRef, normalize_axis
 
@@ -63,7 +60,7 @@ def _positions(a: Any) -> Any:
 
 
 def _nonzero(a: Any) -> tuple[Any, ...]:
-    a = _tensor(a)
+    a = as_array(a)
     if _ndim(a) == 0:
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use "
                          "np.atleast_1d(scalar).nonzero() instead.")
@@ -73,14 +70,14 @@ def _nonzero(a: Any) -> tuple[Any, ...]:
 
 def _argwhere(a: Any) -> Any:
     """(k, ndim): a 0-d input is one element of no axes (NumPy: k is 0 or 1, no columns)."""
-    a = _tensor(a)
+    a = as_array(a)
     if _ndim(a) == 0:
         return _argwhere(np.reshape(a, (1,)))[:, :0]
     return np.transpose(_positions(a))
 
 
 def _flatnonzero(a: Any) -> Any:
-    flat = np.ravel(_tensor(a))
+    flat = np.ravel(as_array(a))
     return (np.cumsum(np.ones_like(flat, dtype=np.int64)) - 1)[flat != 0]
 
 
@@ -100,7 +97,7 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     also runs a longer condition whose extra entries are all false, which no size
     says: refused there (a condition on the sizes, at the user's line), never typed
     where NumPy raises IndexError."""
-    c, a = _tensor(condition), _tensor(a)
+    c, a = as_array(condition), as_array(a)
     if _ndim(c) != 1:
         raise ValueError("condition must be a 1-d array")
     if axis is None or _ndim(a) == 0:
@@ -117,7 +114,7 @@ def _compress(arange: Callable[..., Any], condition: Any, a: Any, axis: int | No
     return a[(*before, c != 0)]
 
 
-def _kept(s: Any, mask: Any) -> Any:
+def kept(s: Any, mask: Any) -> Any:
     """``s[mask]`` where ``mask`` (of ``s``'s shape, 1-d) is true at its first element
     whenever it has one (the first occurrences of sorted values): the ``index`` Op told
     so (:attr:`ArrayRef.leading`), so its relation bounds the count ``min(1, n) <= m <=
@@ -127,29 +124,9 @@ def _kept(s: Any, mask: Any) -> Any:
     return s[mask]
 
 
-def _unique_values(x: Any) -> Any:
-    """The sorted values, each once (NaNs are distinct: NumPy's equal_nan=False)."""
-    s = np.sort(_tensor(x), axis=None)
-    first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
-    return _kept(s, (s != np.roll(s, 1)) | first)
-
-
-def unique(ar: Any, *, equal_nan: bool = True) -> Any:
-    """``np.unique(ar)``: the sorted values, each once, NaNs one (NumPy's default
-    ``equal_nan=True``; NumPy's other parameters at their defaults only: what they
-    return has no composition here)."""
-    if not equal_nan:
-        return _unique_values(ar)
-    s = np.sort(_tensor(ar), axis=None)
-    before = np.roll(s, 1)
-    first = np.cumsum(np.ones_like(s, dtype=np.int64)) == 1
-    return _kept(s, ((s != before) & ~(np.isnan(s) & np.isnan(before))) | first)
-
-
 #: NumPy function -> its composition.
 COUNTED: dict[Any, Callable[..., Any]] = {
-    np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero,
-    np.unique_values: _unique_values, np.unique: unique}
+    np.nonzero: _nonzero, np.argwhere: _argwhere, np.flatnonzero: _flatnonzero}
 
 #: The catalogue's ``index`` Op, once :func:`register` is given it.
 _INDEX: list[Callable[..., Any]] = []

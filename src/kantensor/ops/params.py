@@ -71,12 +71,23 @@ def _ints(value: Any, what: str = "an int or a sequence of ints") -> tuple[int, 
 def _axes(value: Any, what: str = "None, an int or a sequence of ints"
           ) -> int | tuple[int, ...] | None:
     """None, an int, or a sequence of ints, made a tuple (an int stays an int: for 0-d
-    inputs NumPy's reductions accept ``axis=0`` but not ``axis=(0,)``)."""
+    inputs NumPy's reductions accept ``axis=0`` but not ``axis=(0,)``); a NumPy array of
+    one or more dimensions is iterated, as ``normalize_axis_tuple`` does: its entries
+    must be ints (not floats, bools or rows; ``np.array([])`` is no axis)."""
     if value is None:
         return None
+    if isinstance(value, np.ndarray) and value.ndim:
+        return tuple(_int(v, what) for v in value)
     if isinstance(value, Sequence) and not isinstance(value, str):
         return _ints(value, what)
     return _int(value, what)
+
+
+def _not_array(value: Any, what: str) -> None:
+    """Refuse a NumPy array of 1 or more dimensions where NumPy takes an int or a tuple."""
+    if isinstance(value, np.ndarray) and value.ndim:
+        raise ParamError(f"expected {what}, got {value!r} (only integer scalar arrays "
+                         "can be converted to a scalar index)")
 
 
 def _axis_tuple(value: Any) -> int | tuple[int, ...] | None:
@@ -84,6 +95,7 @@ def _axis_tuple(value: Any) -> int | tuple[int, ...] | None:
     ``linalg.norm``) take them: they refuse a list, which ``flip`` or ``transpose``
     take."""
     what = "None, an int or a tuple of ints"
+    _not_array(value, what)
     if isinstance(value, Sequence) and not isinstance(value, tuple | str):
         raise ParamError(f"expected {what}, got {value!r} (NumPy takes a tuple here, "
                          f"not a {type(value).__name__})")
@@ -94,18 +106,19 @@ def _listed_axes(value: Any) -> int | tuple[int, ...] | None:
     """An int, or a tuple or list of ints, as ``np.expand_dims`` takes them: it makes
     anything else one axis (``range(1)`` is no int: NumPy raises)."""
     what = "an int, or a tuple or list of ints"
+    _not_array(value, what)
     if isinstance(value, Sequence) and not isinstance(value, tuple | list):
         raise ParamError(f"expected {what}, got {value!r}")
     return _axes(value, what)
 
 
-def _maybe_accumulated_axis(value: Any) -> int | None:
-    """None, an int, or a tuple of one int, as ``np.cumulative_sum`` (a ufunc's
-    accumulate) takes it; a tuple of other lengths is refused as NumPy does."""
+def _maybe_accumulated_axis(value: Any) -> int | tuple[int] | None:
+    """None, an int, or a tuple of one int (kept one: NumPy refuses it with
+    ``include_initial``), as ``np.cumulative_sum`` takes it; not of other lengths."""
     if isinstance(value, tuple):
         if len(value) != 1:
             raise ParamError("accumulate does not allow multiple axes")
-        value = value[0]
+        return None if value[0] is None else (_int(value[0], "None or an int"),)
     return _maybe_axis(value)
 
 

@@ -26,10 +26,11 @@ from ...syntax.ast import (
     dim_min,
 )
 from ...syntax.vocabulary import FLOAT, REAL
-from ...types.dtypes import get_default_dtype
+from ...types.dtypes import get_default_dtype, is_integer
 from ..params import UNSET, AxisError, ParamError, normalize_axis, unset
 from ..templates import (
     alternative,
+    checked,
     dims,
     rank_error,
     reads_ranks,
@@ -110,8 +111,8 @@ def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
     return np.linalg.eigvalsh(_floating(a), UPLO=UPLO)
 
 
-def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = UNSET
-         ) -> np.ndarray:
+def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = UNSET,
+         as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.pinv``, float16 computed in float32; the cutoff given as NumPy is
     given it (:func:`build_pinv` refuses both; neither: NumPy's default)."""
     kwargs = {"rcond": rcond} if rcond is not None else {} if unset(rtol) else \
@@ -232,15 +233,28 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def build_pinv(types: tuple, rcond: Any, rtol: Any, **_: Any) -> dict[str, Any]:
+def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_: Any
+               ) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
-    included) but :data:`~kantensor.ops.params.UNSET`, not given."""
+    included) but :data:`~kantensor.ops.params.UNSET`, not given. ``as_numpy``: the
+    matrices of an integer (bool) input must have elements, where NumPy's float type
+    holds (it gives an empty one back in its own dtype), and ``rtol=None`` is refused
+    (NumPy raises where they have: no eps of an integer dtype)."""
     if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
-    return {"a": [m, n], "y": [n, m]}
+    dtype = types[0].dtype
+    if not as_numpy or dtype != "bool" and not is_integer(dtype):
+        return {"a": [m, n], "y": [n, m], "cond": []}
+    if rtol is None:  # (NumPy's cutoff reads finfo of the input's dtype)
+        raise ParamError(f"pinv: data type {dtype} not inexact (NumPy's rtol=None reads "
+                         f"its eps)")
+    return {"a": [m, n], "y": [n, m], "cond": [checked(m * n >= 1, lambda _, types: (
+        f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
+        f"{types[0].dtype}, a non-empty one in float (the dtype would depend on the "
+        f"sizes)"))]}
 
 
 @reads_ranks

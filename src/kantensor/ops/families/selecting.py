@@ -1,6 +1,6 @@
 """Builders of NumPy's order statistics and running totals (``signatures/arrange.toml``,
 ``signatures/reductions.toml``): partition/argpartition, searchsorted and the array
-API's cumulative_sum/cumulative_prod, and lexsort.
+API's cumulative_sum/cumulative_prod, lexsort and the order of a matrix's rows.
 
 ``np.partition(x, kth, axis)`` keeps the shape and needs each ``kth`` in bounds of the
 axis (``-n <= kth < n``; NumPy raises ValueError "kth(=k) out of bounds" otherwise),
@@ -74,11 +74,18 @@ def searched(types: tuple, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def accumulated(types: tuple, axis: int | None, include_initial: bool,
+def accumulated(types: tuple, axis: int | tuple[int] | None, include_initial: bool,
                 **_: Any) -> dict[str, Any]:
     """cumulative_sum/cumulative_prod: ``axis`` given for more than one dimension (a 0-d
-    input is one element); with ``include_initial`` one more entry along it."""
+    input is one element); with ``include_initial`` one more entry along it. An axis
+    given as a tuple of one is that axis, but with ``include_initial``, where NumPy
+    raises TypeError (it indexes the shape's list by the tuple)."""
     (x,) = types
+    if isinstance(axis, tuple):
+        if include_initial:
+            raise TypeError("list indices must be integers or slices, not tuple (NumPy's "
+                            "cumulative functions take an int axis with include_initial)")
+        (axis,) = axis
     a = dims("a", x.ndim)
     if x.ndim > 1 and axis is None:
         raise rank_error("cumulative_sum", "for arrays which have more than one dimension "
@@ -126,3 +133,12 @@ def argpartition(x: np.ndarray, *sizes: np.ndarray, kth: tuple[int | Dim, ...],
 def lexsort(*keys: np.ndarray, axis: int) -> np.ndarray:
     """``numpy.lexsort`` with the keys as separate arguments (the impl convention)."""
     return np.asarray(np.lexsort(keys, axis=axis))
+
+
+def argsort_rows(x: np.ndarray) -> np.ndarray:
+    """The int64 stable order of ``x``'s rows, compared lexicographically (the first
+    column first): ``np.lexsort`` of the columns, the last key first; the rows in order
+    where there is no column (no key to sort by: ``np.lexsort`` refuses none)."""
+    if x.shape[1] == 0:
+        return np.arange(x.shape[0], dtype=np.int64)
+    return np.lexsort(x.T[::-1]).astype(np.int64)

@@ -1,0 +1,106 @@
+"""``numpy.linalg``'s dtypes, NumPy's. Its LAPACK functions on a float16 tensor raise
+TypeError, as NumPy does ("array type float16 is unsupported in linalg"); before,
+``eval_shape`` typed them (the catalogue's Ops compute float16 in float32, which
+``kt.inv`` keeps). Judged by
+NumPy: each call fails in NumPy at every size of a box, and eval_shape refuses it; the
+same call of float32 and int8 runs in NumPy and is typed with NumPy's dtype. (NumPy's
+``pinv`` gives an empty float16 matrix back as it is: refused there too.)"""
+
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import kantensor as kt
+from npprograms import BOX, compile_program, judge, run_numpy
+
+LAPACK = ("cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "pinv", "qr",
+          "slogdet", "solve", "svd")
+CALLS = {"solve": "np.linalg.solve(x0, x0)", "pinv": "np.linalg.pinv(x0)",
+         "svd": "np.linalg.svd(x0)[1]", "qr": "np.linalg.qr(x0)[0]",
+         "eig": "np.linalg.eig(x0)[1]", "eigh": "np.linalg.eigh(x0)[0]",
+         "slogdet": "np.linalg.slogdet(x0)[1]"}
+
+
+@pytest.mark.parametrize("name", LAPACK)
+def test_float16_is_refused_as_numpy_refuses_it(name: str) -> None:
+    source = f"def program(x0):\n    return {CALLS.get(name, f'np.linalg.{name}(x0)')}\n"
+    fn = compile_program(source)
+    types = ["float16[A,A]"]
+    for (a,) in itertools.product(BOX, repeat=1):
+        # (NumPy's pinv returns an empty float16 matrix as it is: refused there too,
+        # incomplete, never a type where NumPy raises)
+        assert isinstance(run_numpy(fn, types, {"A": a}), TypeError) or \
+            name == "pinv" and a == 0
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        kt.eval_shape(fn, *types)
+    for dtype in ("float32", "int8"):  # NumPy's dtype for the ones it runs (on eye)
+        want = fn(np.eye(3, dtype=dtype))
+        got = kt.eval_shape(fn, f"{dtype}[A,A]").type
+        if name not in ("eig", "eigvals"):  # (complex always: docs/numpy.rst)
+            assert got.dtype == str(want.dtype) or dtype == "int8", (got, want.dtype)
+        assert got.ndim == np.ndim(want)
+
+
+def test_kt_keeps_its_float16() -> None:
+    assert kt.inv(kt.tensor("x", "float16", (3, 3))).type.dtype == "float16"
+
+
+NUMERIC = ("bool", "int8", "uint8", "int32", "int64", "float32", "float64", "complex64",
+           "complex128")
+
+
+@pytest.mark.parametrize("b", NUMERIC)
+@pytest.mark.parametrize("a", NUMERIC)
+def test_solve_has_numpys_dtype(a: str, b: str) -> None:
+    """NumPy's solve makes each integer (bool) operand float64, then promotes: int8 and
+    float32 give float64 (kantensor's ``float(x)``, the default float, is float64 here:
+    the default differs, as documented). Before, int8 with float32 gave float32."""
+    want = np.linalg.solve(np.eye(3, dtype=a), np.ones(3, dtype=b)).dtype
+    with kt.default_dtype("float64"):
+        got = kt.eval_shape(lambda x, y: np.linalg.solve(x, y), f"{a}[n,n]", f"{b}[n]")
+    assert got.type.dtype == str(want)
+
+
+@pytest.mark.parametrize("rtol", ["", ", rtol=None", ", rtol=0.5", ", rcond=None"])
+@pytest.mark.parametrize("types", [["int8[A,B]"], ["bool[C,A,B]"], ["uint8[A,A]"],
+                                   ["float32[A,B]"], ["int64[A,B,C]"]], ids=str)
+def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str], rtol: str
+                                                           ) -> None:
+    """NumPy's pinv gives an empty integer (bool) matrix back in its dtype, a non-empty
+    one in float64: typed float where the matrices have elements, not held where they
+    have none (refused there: one type cannot say both; before, float64 held there too,
+    where NumPy gives int8); ``rtol=None`` of integers refused (NumPy reads the dtype's
+    eps where the matrices have elements). Judged by NumPy at every size of a box."""
+    verdict = judge(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n", types)
+    integers = not types[0].startswith("float")
+    if integers and rtol == ", rtol=None":  # (NumPy fails where there are elements)
+        fn = compile_program(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n")
+        assert isinstance(run_numpy(fn, types, {"A": 2, "B": 3, "C": 1}), ValueError)
+        assert verdict.status != "typed"
+        return
+    assert verdict.status == "typed", verdict.note
+    core = [d.name for d in kt.TensorType.parse(types[0]).shape[-2:]]
+    for kind, sizes, note in verdict.wrong:
+        empty = sizes[core[0]] * sizes[core[1]] == 0
+        assert kind == "refused" and empty and integers, (kind, sizes, note)
+
+
+LOW = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4", "uint4", "int2")
+
+
+@pytest.mark.parametrize("dtype", LOW)
+@pytest.mark.parametrize("name", [n for n in LAPACK if n != "pinv"])
+def test_low_precision_is_float64_as_numpy_computes_it(name: str, dtype: str) -> None:
+    """NumPy's linalg reads a dtype it lacks (ml_dtypes') as no float and computes it in
+    float64: eval_shape's type is NumPy's dtype (before: bfloat16 kept bfloat16, int4 the
+    default float). eig and eigvals are complex, as documented."""
+    source = CALLS.get(name, f"np.linalg.{name}(x0)")
+    fn = compile_program(f"def program(x0):\n    return {source}\n")
+    want = np.asarray(fn(np.eye(2).astype(getattr(ml_dtypes, dtype))))
+    got = kt.eval_shape(fn, f"{dtype}[A,A]").type
+    expected = "complex128" if name in ("eig", "eigvals") else str(want.dtype)
+    assert got.dtype == expected and got.ndim == want.ndim
