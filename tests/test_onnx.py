@@ -123,15 +123,16 @@ def test_unsupported_op_names_node_type_domain_opset_and_where_to_read_more():
 
 
 def test_an_opset_outside_the_entries_is_refused_clearly():
-    # (Resize is in ONNX since opset 10, its entries since 11: Resize-10 takes scales
-    # alone, with none of 11's attributes)
-    m = model([helper.make_node("Resize", ["x", "scales"], ["y"], name="rs")],
-              [helper.make_tensor_value_info("x", F, [1, 1, 2, 2]),
-               helper.make_tensor_value_info("scales", F, [4])],
-              [helper.make_tensor_value_info("y", F, None)], opset=10)
-    with pytest.raises(UnsupportedOp, match="'rs': Resize .*opset 10.* "
-                                            "supported in opsets 11 to 12, 13 to 17, 18 to "
-                                            "the newest only"):
+    # (GroupNormalization is in ONNX since opset 18, its entry since 21: ONNX's schema
+    # marks opsets 18 to 20 deprecated, their scale and bias per group, and kantensor
+    # leaves them untyped)
+    groups = [numpy_helper.from_array(np.ones(2, np.float32), n) for n in ("s", "b")]
+    m = model([helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn",
+                                num_groups=2)],
+              [helper.make_tensor_value_info("x", F, [1, 4, 3])],
+              [helper.make_tensor_value_info("y", F, None)], groups, opset=18)
+    with pytest.raises(UnsupportedOp, match="'gn': GroupNormalization .*opset 18.* "
+                                            "supported in opsets 21 to the newest only"):
         from_onnx(m)
 
 

@@ -8,9 +8,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from kantensor.ops.params import ParamError
@@ -166,3 +168,34 @@ def test_one_hot_of_constant_indices(opset, indices):
             assert holds is not False, (computed, got)
             if opset >= 11 or min(indices) >= 0:
                 assert holds is True and _shape(model) == got[0], (computed, got)
+
+
+@pytest.mark.parametrize("opset", [9, 11, 22])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float32])
+def test_one_hot_values_are_onnxruntime_s(opset, dtype):
+    """kantensor's kernel against onnxruntime's values, indices from -5 to 5 of a depth
+    of 3 (negative ones count from the end, those out of range give a row of the off
+    value) and, for float indices, fractions: cast to int64 first (the spec), so -2.7 is
+    -2 (the kernel added the depth first: -2.7 + 3 gave 0)."""
+    indices = np.array([0, 1, 2, 3, 5, -1, -3, -4, -5], dtype)
+    if dtype == np.float32:
+        indices = np.concatenate([indices, np.array([-0.5, -2.7, 2.9, -3.5, 0.6], dtype)])
+    # (onnxruntime's kernels: int64 indices by an int64 depth, int32 or float ones by a
+    # float depth, each with float values)
+    depth = np.array(3, np.int64 if dtype == np.int64 else np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("OneHot", ["i", "d", "v"], ["y"], axis=0)], "g",
+        [helper.make_tensor_value_info("i", helper.np_dtype_to_tensor_dtype(
+            np.dtype(dtype)), [indices.size])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(depth, "d"),
+         numpy_helper.from_array(np.array([-1, 7], np.float32), "v")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    (want,) = ort.InferenceSession(model.SerializeToString(), options,
+                                   providers=["CPUExecutionProvider"]).run(None, {"i": indices})
+    got = kt.function(*ko.from_onnx(model))(indices)
+    np.testing.assert_array_equal(got[0] if isinstance(got, list) else got, want)

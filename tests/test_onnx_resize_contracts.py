@@ -25,9 +25,11 @@ import random
 import warnings
 
 import numpy as np
+import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
+import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 import shapejudge as sj
@@ -165,8 +167,9 @@ def test_resize_contract_never_valid_where_onnxruntime_refuses(known):
     assert seen["valid"] >= (40 if known else 100) and seen["refused"] >= 100, seen
 
 
-def _upsample(opset: int, dims: list, scales: list[float], mode: str):
-    """Upsample of ``x`` by ``scales``: an attribute at opset 7, an input at opset 9."""
+def _upsample(opset: int, dims: list, scales: list[float], mode: str, op: str = "Upsample"):
+    """Upsample (or Resize-10) of ``x`` by ``scales``: an attribute at opset 7, an input
+    at opset 9 on."""
     inits, names, attrs = [], ["x"], {"mode": mode}
     if opset < 9:
         attrs["scales"] = scales
@@ -174,7 +177,7 @@ def _upsample(opset: int, dims: list, scales: list[float], mode: str):
         inits.append(numpy_helper.from_array(np.array(scales, np.float32), "sc"))
         names.append("sc")
     graph = helper.make_graph(
-        [helper.make_node("Upsample", names, ["y"], **attrs)], "g",
+        [helper.make_node(op, names, ["y"], **attrs)], "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
@@ -200,6 +203,47 @@ def test_upsample_contract_never_valid_where_onnxruntime_refuses(opset):
             seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
                         lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
     assert seen["valid"] >= 100 and seen["refused"] >= 100, seen
+
+
+def test_resize_10_contract_and_types_are_onnxruntime_s():
+    """Resize-10 (scales an input, nearest or linear; it was untyped): at ranks 1 to 4,
+    scales of 0 and less, NaN, below 1, rounded in float32 (0.7) and above 1, over named
+    sizes run at points with 0s and 1s, the contract never says valid where onnxruntime
+    refuses nor invalid where it runs, and where valid every size is onnxruntime's."""
+    rng = random.Random(10)
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for rank, mode, last, first in itertools.product(
+            [1, 2, 3, 4], ["nearest", "linear"],
+            [0.0, -1.0, float("nan"), 0.5, 0.7, 1.0, 1.5, 3.0], [1.0, 0.5, 2.0]):
+        scales = ([first] + [1.0] * (rank - 2) + [last])[-rank:]
+        names = [f"d{i}" for i in range(rank)]
+        model = _upsample(10, names, scales, mode, op="Resize")
+        contract, typed = _contract(model)
+        for point in _points(rank, rng):
+            sizes = dict(zip(names, point, strict=True))
+            seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
+                        lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
+    assert seen["valid"] >= 600 and seen["refused"] >= 600, seen
+
+
+def test_resize_10_runs_as_onnxruntime_computes_it():
+    """Resize-10's kernel (Upsample's: asymmetric coordinates, the nearest pixel the
+    floor of the position, its ceiling where an axis shrinks) against onnxruntime's
+    values, down and up, nearest and linear."""
+    x = np.arange(2 * 3 * 5 * 7, dtype=np.float32).reshape(2, 3, 5, 7)
+    for mode, scales in itertools.product(["nearest", "linear"],
+                                          [[1.0, 1.0, 0.5, 2.0], [1.0, 1.0, 2.5, 0.7],
+                                           [1.0, 1.0, 0.4, 1.0], [1.0, 1.0, 3.0, 1.5]]):
+        model = _upsample(10, list(x.shape), scales, mode, op="Resize")
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        (want,) = ort.InferenceSession(model.SerializeToString(), options,
+                                       providers=["CPUExecutionProvider"]).run(None, {"x": x})
+        ins, outs = ko.from_onnx(model)
+        got = kt.function(ins, outs)(x)
+        got = got[0] if isinstance(got, list) else got
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"{mode} {scales}")
 
 
 @pytest.mark.parametrize("opset", [11, 13, 18])

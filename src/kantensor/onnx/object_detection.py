@@ -1,5 +1,6 @@
 """ONNX's object detection family (``onnx/defs/object_detection``): NonMaxSuppression
-and RoiAlign (typed, not computed) (``signatures/onnx/object_detection.toml``).
+and RoiAlign (typed, not computed), and MaxRoiPool (of ``onnx/defs/nn``, a region of
+interest op like RoiAlign) (``signatures/onnx/object_detection.toml``).
 """
 
 from __future__ import annotations
@@ -91,3 +92,45 @@ def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1,
         fits.append(n >= max(batch_indices_value) + 1)
     return {"y": [r, c, output_height, output_width], "fits": fits,
             "params": {"batch_indices_value": None}}
+
+
+@reads_ranks
+def build_max_roi_pool(types: tuple, pooled_shape: tuple, **_: Any) -> dict[str, Any]:
+    """MaxRoiPool: one (C, pooled_h, pooled_w) map per region of interest (a row
+    ``(batch_index, x1, y1, x2, y2)`` of ``rois``). A region names an image of X, so
+    there are none where the batch is empty (``n*r >= r``: onnxruntime refuses any
+    region there, whatever its batch index); which image each names the data decide
+    (the run checks it, as for RoiAlign)."""
+    if len(pooled_shape) != 2 or min(pooled_shape) < 1:
+        raise ParamError(f"pooled_shape {tuple(pooled_shape)}: two sizes of 1 or more")
+    n, c, r = dims("n c r")
+    return {"y": [r, c, *pooled_shape], "fits": [n * r >= r]}
+
+
+def max_roi_pool(x: np.ndarray, rois: np.ndarray, *, pooled_shape: tuple,
+                 spatial_scale: float = 1.0) -> np.ndarray:
+    """Caffe's RoI max pooling, as onnxruntime computes it (in float32): each region's
+    corners scaled and rounded half away from zero, its extent at least 1, split into
+    ``pooled_shape`` bins (floor of the start, ceiling of the end, clamped to X); an
+    empty bin is 0."""
+    n, c, h, w = x.shape
+    ph, pw = pooled_shape
+    f32 = np.float32
+    out = np.zeros((rois.shape[0], c, ph, pw), x.dtype)
+    for k, roi in enumerate(np.asarray(rois, f32)):
+        b = int(roi[0])
+        if not 0 <= b < n:
+            raise ValueError(f"MaxRoiPool: region {k} names image {b} of a batch of {n}")
+        corner = roi[1:5] * f32(spatial_scale)
+        x1, y1, x2, y2 = (int(np.sign(v) * np.floor(np.abs(v) + f32(0.5))) for v in corner)
+        bin_h = f32(max(y2 - y1 + 1, 1)) / f32(ph)
+        bin_w = f32(max(x2 - x1 + 1, 1)) / f32(pw)
+        for i in range(ph):
+            top = min(max(int(np.floor(f32(i) * bin_h)) + y1, 0), h)
+            bottom = min(max(int(np.ceil(f32(i + 1) * bin_h)) + y1, 0), h)
+            for j in range(pw):
+                left = min(max(int(np.floor(f32(j) * bin_w)) + x1, 0), w)
+                right = min(max(int(np.ceil(f32(j + 1) * bin_w)) + x1, 0), w)
+                if bottom > top and right > left:
+                    out[k, :, i, j] = x[b, :, top:bottom, left:right].max(axis=(1, 2))
+    return out

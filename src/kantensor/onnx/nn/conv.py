@@ -325,6 +325,14 @@ def global_max_pool(x: np.ndarray) -> np.ndarray:
     return x.max(axis=tuple(range(2, x.ndim)), keepdims=True)
 
 
+def global_lp_pool(x: np.ndarray, *, p: int = 2) -> np.ndarray:
+    """The p-norm of each channel's map, ``sum(|x|**p) ** (1/p)``."""
+    if x.size == 0:
+        return np.zeros((*x.shape[:2], *[1] * (x.ndim - 2)), x.dtype)
+    total = (np.abs(x) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
+    return (total ** (1 / p)).astype(x.dtype)
+
+
 @builder
 def build_conv_integer(types: tuple, kernel_shape: tuple | None = None,
                        strides: tuple | None = None, pads: tuple | None = None,

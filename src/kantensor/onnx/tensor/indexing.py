@@ -356,8 +356,13 @@ def build_one_hot_9(types: tuple, axis: int, depth_value: Any, indices_bounds: A
 
 def one_hot(indices: np.ndarray, depth: np.ndarray, values: np.ndarray, *sizes: np.ndarray,
             axis: int, **_: Any) -> np.ndarray:
+    """OneHot: indices cast to int64 first (the spec; a float index truncated toward
+    zero, as onnxruntime reads it: -2.7 is -2), a negative one counting from the end (from
+    opset 11; onnxruntime reads it so at every opset), one out of range a row of
+    ``values[0]``."""
     d = int(np.asarray(depth).ravel()[0])
-    i = np.where(indices < 0, indices + d, indices).astype(np.int64)
+    i = np.asarray(indices).astype(np.int64)
+    i = np.where(i < 0, i + d, i)
     hot = np.expand_dims(i, axis) == np.arange(d).reshape([d if j == axis else 1
                                                           for j in range(i.ndim + 1)])
     return np.where(hot, values[1], values[0])

@@ -282,21 +282,41 @@ def build_upsample(types: tuple, scales_value: Any = None, scales: Any = None,
     below 1 is refused, as onnxruntime refuses it ("Scale value should be greater than
     or equal to 1"), and a linear Upsample its kernel does not interpolate (the rules of
     Resize's, :func:`.resizecheck.interpolates`) is left untyped."""
-    x = types[0]
     values = scales if scales is not None else scales_value
-    if values is not None and len(values) != x.ndim:
-        raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
     known = [float(v) if isinstance(v, int | float) else None for v in values or ()]
     if any(v is not None and not v >= 1 for v in known):
         raise ParamError(f"a scale below 1 in {tuple(values)}: onnxruntime's Upsample needs "
                          "every scale greater than or equal to 1")
+    return _by_scales(types, values, mode)
+
+
+@builder
+def build_resize_10(types: tuple, scales_value: Any = None, mode: str = "nearest",
+                    **_: Any) -> dict[str, Any]:
+    """Resize-10: Upsample-9's relation (``floor(size * scale)`` on every axis, the
+    scales an input) with scales below 1 too: a known scale must be greater than 0
+    (onnxruntime refuses the model when it loads it, ``ScalesValidation``)."""
+    for v in scales_value or ():
+        if isinstance(v, int | float) and not valid_scale(float(v)):
+            raise ParamError(f"a scale of {v}: onnxruntime needs every scale greater than 0")
+    return _by_scales(types, scales_value, mode)
+
+
+def _by_scales(types: tuple, values: Any, mode: str) -> dict[str, Any]:
+    """The sizes of Upsample and Resize-10: each axis's ``floor(size * scale)`` where its
+    scale is known (:func:`_scaled`), else unknown; a linear one onnxruntime's kernel
+    does not interpolate (:func:`.resizecheck.interpolates`) is left untyped."""
+    x = types[0]
+    if values is not None and len(values) != x.ndim:
+        raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
+    known = [float(v) if isinstance(v, int | float) else None for v in values or ()]
     if mode == "linear":
         ratios = [of_ratio(None if v is None or math.isinf(v) else Fraction(v))
                   for v in known] if values is not None else [(None, None)] * x.ndim
         runs = interpolates(x.ndim, [r[0] for r in ratios], [r[1] for r in ratios],
                             mode, 0)
         if runs != ():
-            raise NotKnown(f"onnxruntime's kernel refuses a linear Upsample of rank "
+            raise NotKnown(f"onnxruntime's kernel refuses a linear resize of rank "
                            f"{x.ndim} by these scales, or they are not known")
     a = dims("a", x.ndim)
     out: list[DimExpr] = list(a)
