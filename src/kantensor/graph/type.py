@@ -20,6 +20,8 @@ class Type:
     everything else has a sensible default built on those.
     """
 
+    __slots__ = ("__weakref__",)
+
     #: The classes of this type's variables and constants. Subclasses set them once the
     #: classes exist (as PyTensor does), so a type module never imports its variables.
     variable_type: ClassVar[type[Variable]] = Variable

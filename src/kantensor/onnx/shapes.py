@@ -97,20 +97,38 @@ _INFOS_SIZE = 1 << 15
 _INFO_NAME = 256
 
 
+#: the terms of the named size :func:`_dims` wrote last and its dim, as one tuple (read and
+#: replaced at once: two threads never pair one's terms with the other's dim): a model's
+#: types name one size, such as a batch, again and again, found here by ``is`` without
+#: hashing its terms again (the terms are held, not the Dim: no Dim is kept alive)
+_LAST: tuple[Any, bytes] = (None, b"")
+
+
+def _dims(shape: tuple) -> bytes:
+    """A shape's dims, serialized as a TensorShapeProto's fields."""
+    global _LAST
+    dims = b""  # (a few dims: bytes added up take fewer steps than a list joined)
+    for d in shape:
+        if type(d) is int:
+            dims += _SMALL[d] if d < 0x80 else _TWO[d & 0x7F] + BYTE[d >> 7] \
+                if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d))
+        elif d is None:
+            dims += _UNKNOWN
+        else:
+            last = _LAST
+            if d._terms is not last[0]:  # (else a named size met before: no call)
+                last = _LAST = (d._terms, _PARAMS.get(d._terms) or _param(d))
+            dims += last[1]
+    return dims
+
+
 def _tensor(dtype: str, shape: tuple | None) -> bytes:
     """A TypeProto.Tensor's bytes: the element type, the dims (none: a sequence's
     elements of any rank have no shape)."""
     body = _ELEM[dtype]
     if shape is None:
         return body
-    dims = b""  # (a few dims: bytes added up take fewer steps than a list joined)
-    for d in shape:
-        if type(d) is int:
-            dims += _SMALL[d] if d < 0x80 else _TWO[d & 0x7F] + BYTE[d >> 7] \
-                if d < 0x4000 else field(_DIM, _DIM_VALUE + varint(d))
-        else:
-            dims += _UNKNOWN if d is None else _PARAMS.get(d._terms) or _param(d)  # (a
-            # named size met before: no call)
+    dims = _dims(shape)
     n = len(dims)
     return body + _SHAPES[n] + dims if n < 0x80 else body + field(_SHAPE, dims)
 
@@ -133,10 +151,13 @@ def _type_field(t: Type) -> bytes:
     tensor's with its two keys and lengths put together at once)."""
     found = _TYPES.get(t)
     if found is None:
-        if type(t) is TensorType:
-            body = _tensor(t.dtype, t.shape)
-            n = len(body)
-            found = _FIELDS[n] + body if n < 0x7E else field(_TYPE, field(_TENSOR, body))
+        if type(t) is TensorType:  # (its parts joined at once where its lengths are
+            # one byte each, as most are)
+            head, dims = _ELEM[t.dtype], _dims(t.shape)
+            n = len(dims)
+            size = len(head) + 2 + n
+            found = b"".join((_FIELDS[size], head, _SHAPES[n], dims)) if size < 0x7E else \
+                field(_TYPE, field(_TENSOR, _tensor(t.dtype, t.shape)))
         else:
             found = field(_TYPE, _encoded(t))
         if len(_TYPES) >= _TYPES_SIZE:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import threading
 import weakref
 from _weakref import _remove_dead_weakref  # what WeakValueDictionary uses
-from collections import deque
 from collections.abc import Callable, Hashable
 from itertools import repeat
 from operator import is_
@@ -24,7 +23,6 @@ class _Ref(weakref.ref):
     name: Hashable
 
 
-_SET_NAME = _Ref.name.__set__  # type: ignore[attr-defined]
 
 
 class WeakInterner:
@@ -76,7 +74,8 @@ class WeakInterner:
         object already live under its name (one filed before, or an earlier one of
         ``names``)."""
         refs = list(map(_Ref, objs, repeat(self._callback)))
-        deque(map(_SET_NAME, refs, names), 0)
+        for ref, name in zip(refs, names, strict=True):  # (a loop's STORE_ATTR: half
+            ref.name = name  # the instructions of mapping the slot's __set__)
         refs_of = self._refs
         lock = self._lock
         lock.acquire()
