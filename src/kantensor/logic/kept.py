@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..types.conditions import Clause, Condition
 from ..types.dim import Dim, DimLike
-from ..types.divisors import size_divisors
+from ..types.divisors import by_size, size_divisors
 from ..types.facts import Facts
 from ..types.poly import Opaque
 from ..types.readback import of_terms
@@ -20,14 +20,16 @@ from ..types.readback import of_terms
 __all__ = ["folded"]
 
 
-def folded(clauses: Sequence[Clause], facts: Facts) -> tuple[Clause, ...]:
+def folded(clauses: Sequence[Clause], facts: Facts) -> Sequence[Clause]:
     """``clauses`` with each top-level ``0//v`` or ``0 % v`` term of a condition's sides
     dropped where ``facts`` and the *other* clauses show ``v`` nonzero (never by the
     condition itself: it is undefined at ``v == 0``, and the folded one would not be); a
-    condition they then imply, dividing by no size, is dropped."""
-    out = list(clauses)
+    condition they then imply, dividing by no size, is dropped. ``clauses`` itself where
+    none changes."""
+    out, changed = list(clauses), False
     for k, c in enumerate(out):
-        if type(c) is not Condition or not (_zeros(c.left) or _zeros(c.right)):
+        if type(c) is not Condition or not (by_size(c.left) or by_size(c.right)) or \
+                not (_zeros(c.left) or _zeros(c.right)):  # (by_size: its atoms' flags)
             continue
         under = facts.with_(*(x for j, x in enumerate(out) if j != k and x is not None))
         left, right = _dropped(c.left, under), _dropped(c.right, under)
@@ -35,8 +37,8 @@ def folded(clauses: Sequence[Clause], facts: Facts) -> tuple[Clause, ...]:
             plain = Condition(left, c.op, right, c.source)
             implied = not size_divisors(left) and not size_divisors(right) and \
                 under.decide(plain) is True  # (i + 0//(i - j) >= 0 beside i - j != 0)
-            out[k] = None if implied else plain
-    return tuple(c for c in out if c is not None)
+            out[k], changed = None if implied else plain, True
+    return tuple(c for c in out if c is not None) if changed else clauses
 
 
 def _zeros(x: DimLike) -> list:

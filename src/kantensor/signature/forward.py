@@ -127,8 +127,9 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
     faster), the rest by the relation (:func:`relational`)."""
     found = direct_build(sig, types, wrapped, facts)
     found = Build(*found) if found is not None else relational(sig, types, wrapped, facts)
-    if isinstance(found, Build) and found.conditions:  # (kept divisors: as query folds)
-        return Build(found.types, folded(found.conditions, facts))
+    if isinstance(found, Build) and found.conditions and \
+            (kept := folded(found.conditions, facts)) is not found.conditions:
+        return Build(found.types, kept)  # (kept divisors folded: as query folds them)
     return found
 
 
