@@ -100,3 +100,41 @@ def test_answer_folds_a_divisor_its_conditions_show_nonzero(expr, where, sizes):
     want = {key for key in itertools.product(AT, repeat=len(names))
             if _truth(expr, where, sizes, dict(zip(names, key, strict=True))) is not None}
     assert got == want, (text, sizes, answers)
+
+
+#: where-clauses whose kept divisor make_node or query left unfolded beside a condition
+#: showing it nonzero (hunt28: query said ``j % i == (j % i) % 4 + 0//i`` beside
+#: ``i >= 1``, make_node ``0//j + 4 >= i*j`` beside ``j >= 1``, and ``i + 0//(i - j) >=
+#: 0`` beside ``i - j != 0``)
+TWO_FRONT_ENDS = [("0*m", "(m % n) == ((m % n) % 4)"),
+                  ("4 % 4", "max(max(3, 4), (1 % m)) >= (n * m)"),
+                  ("n", "n + 0//(n - m) >= 0"),
+                  ("n + 0*((n+1)//(n - m))", "")]
+
+
+@pytest.mark.parametrize(("expr", "where"), TWO_FRONT_ENDS,
+                         ids=[f"{e} {w}" for e, w in TWO_FRONT_ENDS])
+def test_make_node_and_query_state_one_condition(expr, where):
+    """make_node's conditions and query's where-clause are one condition, said alike,
+    with no kept ``0//v`` another condition shows nonzero; each holds exactly where
+    Python gives the size (judged at every size in 0..6)."""
+    text = f"(n),(m)->({expr})" + (f" where {where}" if where else "")
+    op = kt.op(text, name="kept")(lambda a, b: a)
+    a, b = (kt.TensorType("float32", (kt.Dim(s),)) for s in "ij")
+    y = op(a("x"), b("y"))
+    (answer,) = kt.query(op, [a, b], [var("Z")])
+    said = sorted(map(str, y.owner.conditions))
+    assert said == sorted(map(str, answer.where)), (text, y.owner.conditions, answer)
+    assert str(y.type.shape[0]) == str(answer["Z"].shape[0]), (text, y.type, answer)
+    for cond in said:
+        for v in KEPT.findall(cond):
+            others = " and ".join(c for c in said if c != cond) or "True"
+            assert any(_py(others, {"i": i, "j": j}) and _py(v, {"i": i, "j": j}) == 0
+                       for i in AT for j in AT), (text, said)
+    for i, j in itertools.product(AT, AT):
+        env = {"i": i, "j": j}
+        holds = all(_py(c, env) for c in said)
+        want = _truth(expr, where, ("i", "j"), env)
+        assert holds == (want is not None), (text, env, said)
+        if holds:
+            assert _py(str(y.type.shape[0]), env) == want, (text, env)

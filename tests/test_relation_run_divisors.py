@@ -136,7 +136,17 @@ POLYNOMIAL = [("(n),(m)->((m*m*m+1)//(m*m))", lambda n, m: ((m**3 + 1) // (m * m
               # a polynomial over a named size: its int roots (review21A)
               ("(n),(m)->((m*3)*(m-3) + n)", lambda n, m: ((m * 3) * (m - 3) + n,)),
               ("(n),(m)->(m*m - 2*m + n)", lambda n, m: (m * m - 2 * m + n,)),
-              ("(n),(m)->((m-1)*(n*m))", lambda n, m: ((m - 1) * (n * m),))]
+              ("(n),(m)->((m-1)*(n*m))", lambda n, m: ((m - 1) * (n * m),)),
+              # a leading coefficient the divisor's does not divide: the quotient's
+              # coefficients are fractions, ints in each class of m's residues (hunt28)
+              ("(n),(m)->((3*m*m*m*m + 1) % (4*m*m + m + 2))",
+               lambda n, m: ((3 * m**4 + 1) % (4 * m * m + m + 2),)),
+              ("(n),(m)->((3*m*m*m*m + 2*m*m + 1)//(4*m*m + m + 2))",
+               lambda n, m: ((3 * m**4 + 2 * m * m + 1) // (4 * m * m + m + 2),)),
+              ("(n),(m)->((m*m + n)//(2*m + 1))", lambda n, m: ((m * m + n) // (2 * m + 1),)),
+              ("(n),(m)->((m*m*m + 7)//(3*m + 1))", lambda n, m: ((m**3 + 7) // (3 * m + 1),)),
+              ("(n),(m)->((m*m)//(2*m + 1) + (m*m) % (2*m + 1))",
+               lambda n, m: ((m * m) // (2 * m + 1) + (m * m) % (2 * m + 1),))]
 
 
 @pytest.mark.parametrize("sizes", [(3, "b"), (3, None), (0, "b"), (1, None)],

@@ -156,7 +156,7 @@ def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
         return None  # (a polynomial's roots are solve_one's)
     end = _end(diff, v)
     if end is None:
-        return next((found for period in (_period(diff._terms), MAX_PERIOD)
+        return next((found for period in (_period(diff._terms, v), MAX_PERIOD)
                      if period is not None and period > 1
                      and (found := _by_residues(diff, v, period)) is not None), None)
     found = tuple(n for n in range(end) if may_hold(diff, {v: n}))
@@ -174,18 +174,23 @@ def _end(diff: DimLike, v: Any) -> int | None:
     return None if end is None or end > MAX_TRIED else end
 
 
-#: The largest period :func:`_by_residues` splits a size by (the lcm of its int divisors),
-#: and the one it tries where those give none that reads it (the lcm of 1 .. 4).
+#: The period :func:`_by_residues` tries where a size's divisors give none that reads it
+#: (the lcm of 1 .. 4), and the largest it splits a size by (the lcm of its int divisors
+#: and of its polynomial quotients' denominators, :func:`_period`).
 MAX_PERIOD = 12
+MAX_CLASSES = 32
 
 
 def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
     """:func:`tail_values` where ``diff`` divides by ints too (``(m % 2) % m``, ``(m*m) %
-    4``): in each class ``v == L*t + r`` (``L`` the ``period``: the lcm of those ints, or
+    4``) or by a polynomial whose leading coefficient does not divide the quotient's
+    (``(m*m)//(2*m + 1)`` is ``m/2 - 1/4`` but for a fraction that falls to 0): in each
+    class ``v == L*t + r`` (``L`` the ``period``: :func:`_period`'s, or
     :data:`MAX_PERIOD` where an int divisor shows only from some size on, ``m % ((2*m)//m)``)
-    each is a polynomial in ``t`` where its dividend is, so :func:`_tail` reads ``diff``
-    over ``t``; the sizes below each class's end are tried one by one. None where some
-    class has no end (or too many sizes hold)."""
+    each is a polynomial in ``t`` where its dividend is (the quotient's coefficients ints
+    but for the last), so :func:`_tail` reads ``diff`` over ``t``; the sizes below each
+    class's end are tried one by one. None where some class has no end (or too many
+    sizes hold)."""
     key = object()  # t: a fresh unknown's key
     t = unknown(key)
     found = []
@@ -201,10 +206,11 @@ def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
     return tuple(sorted(found)) if len(found) <= MAX_VALUES else None
 
 
-def _period(terms: tuple) -> int | None:
-    """The lcm of the ints a size's quotients and remainders divide by, and of a min's or
-    max's int arguments (a divisor from some size on), at any depth (1 where there are
-    none); None past :data:`MAX_PERIOD`."""
+def _period(terms: tuple, v: Any) -> int | None:
+    """The lcm of the ints a size's quotients and remainders divide by, of a min's or
+    max's int arguments (a divisor from some size on) and of :func:`_denominator` of its
+    quotients and remainders by polynomials in ``v``, at any depth (1 where there are
+    none); None past :data:`MAX_CLASSES`."""
     period = 1
     for mono, _ in terms:  # the canonical polynomial (same package family)
         for atom, _ in mono:
@@ -214,14 +220,34 @@ def _period(terms: tuple) -> int | None:
                     atom.op in ("min", "max"):  # (min(m, 3) is 3 from some m on)
                 ints = atom.args[1:] if atom.op in ("//", "%") else atom.args
                 period = math.lcm(period, *(abs(a) or 1 for a in ints if isinstance(a, int)))
+            elif atom.op in ("//", "%"):
+                period = math.lcm(period, _denominator(*atom.args, v))
             for arg in atom.args:
-                inner = 1 if isinstance(arg, int) else _period(arg._terms)
-                if inner is None:
+                inner = 1 if isinstance(arg, int) else _period(arg._terms, v)
+                if inner is None or period > MAX_CLASSES:
                     return None
                 period = math.lcm(period, inner)
-            if period > MAX_PERIOD:
+            if period > MAX_CLASSES:
                 return None
     return period
+
+
+def _denominator(n: DimLike, d: Dim, v: Any) -> int:
+    """A period ``L`` over whose classes ``v == L*t + r`` the quotient of the polynomial
+    ``n`` by the polynomial ``d`` (in ``v``) has int coefficients but for the last: ``b**(N
+    - D)`` for ``d``'s leading coefficient ``b`` and degrees ``N >= D`` (the quotient's
+    coefficient of ``v**i`` is a fraction over ``b**(N - D - i + 1)``, and each of
+    ``t**j``, ``j >= 1``, takes ``L**j`` times it); 1 where they are no polynomials in
+    ``v`` or :data:`MAX_CLASSES` is passed (then the classes are not tried)."""
+    top, bottom = _coefficients(n, v), _coefficients(d, v)
+    if top is None or bottom is None:
+        return 1
+    high = max(k for k, c in bottom.items() if c)
+    lead, excess = abs(bottom[high]), max(top) - high
+    if lead == 1 or excess <= 0 or excess * (lead.bit_length() - 1) > MAX_CLASSES.bit_length():
+        return 1
+    found = lead**excess
+    return found if found <= MAX_CLASSES else 1
 
 
 #: What :func:`_tail` gives for a size that has no value from some size on.
@@ -282,8 +308,8 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
     top = _coefficients(n, v)
     if top is None:
         return None
-    if line is None:  # (a divisor of degree 2 or more)
-        found = _by_polynomial(top, _coefficients(d, v), v)
+    if line is None or max(top) > 1:  # (a divisor of degree 2 or more, or a dividend:
+        found = _by_polynomial(top, _coefficients(d, v), v)  # (v*v)//v is v from 1)
         return None if found is None else \
             (found[0] if atom.op == "//" else found[1], max(start, found[2]))
     if line[0] == 0:
@@ -291,14 +317,8 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
     (a2, b2), x = line, Dim(v) if isinstance(v, str) else unknown(v)
     sign = 1 if a2 > 0 else -1  # n // d is (-n) // (-d), n % d is -((-n) % (-d))
     a2, b2, top = sign * a2, sign * b2, {k: sign * c for k, c in top.items()}
-    if max(top) <= 1:
-        q, r = divmod(top.get(1, 0), a2)
-        s = top.get(0, 0) - q * b2
-    else:  # a polynomial that d divides but for an int: (v*v)//v is v from v == 1
-        exact = _divided_exactly(top, a2, b2)
-        if exact is None:
-            return None
-        q, r, s = sum(c * x**k for k, c in exact[0].items()), 0, exact[1]
+    q, r = divmod(top.get(1, 0), a2)
+    s = top.get(0, 0) - q * b2
     if r == 0 and s < 0:
         q, r, s = q - 1, a2, b2 + s
     start = max(start, _from(r, s, 0), _from(a2 - r, b2 - s, 1))  # 0 <= r*v + s < d
@@ -345,21 +365,6 @@ def _by_polynomial(top: dict[int, int], bottom: dict[int, int] | None, v: Any
 def _polynomial(coefficients: dict[int, int], x: Dim) -> DimLike:
     """The polynomial in ``x`` with these coefficients by power."""
     return sum((c if k == 0 else c * x**k for k, c in coefficients.items() if c), 0)
-
-
-def _divided_exactly(top: dict[int, int], a: int, b: int) -> tuple[dict, int] | None:
-    """``(quotient, remainder)`` of the polynomial ``top`` (its coefficients by power) by
-    ``a*v + b`` where the quotient's coefficients are ints (the remainder then is one);
-    None where they are not."""
-    left = dict(top)
-    quotient = {}
-    for k in range(max(top), 0, -1):
-        c, odd = divmod(left.get(k, 0), a)
-        if odd:
-            return None
-        quotient[k - 1] = c
-        left[k - 1] = left.get(k - 1, 0) - c * b
-    return quotient, left.get(0, 0)
 
 
 def _extreme_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:

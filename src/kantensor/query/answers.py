@@ -14,6 +14,7 @@ from kanren.constraints import ConstrainedState
 from unification import isvar, var
 
 from ..logic.answers import REFUTED, symbolic_values, where_text
+from ..logic.kept import folded
 from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
 from ..types.conditions import Clause, Condition
@@ -112,6 +113,7 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
 
     # the answer holds only where its own conditions do: its sizes are written under
     # them too (``i + 0//j`` where ``j >= 1`` is ``i``: the kept divisor is nonzero there)
+    residual = list(folded(residual, facts_of(s)))  # (and its conditions, as make_node's)
     facts, fixed = facts_of(s).with_(*residual), _fixed(residual)
 
     def size(x: Any) -> Any:

@@ -19,7 +19,7 @@ from ..syntax.errors import TypeInferenceError
 from .relations import run, why_not
 from .sizes import Entry, Hole, Sizes, has_hole, symbols_of
 from .units import Unit, describe, is_size_carrier, node_relation, node_unit
-from .wording import clause_said, in_user_terms, in_words
+from .wording import clause_axes, clause_said, in_user_terms, in_words
 
 __all__ = ["Conflict", "RefinementError", "Step", "explain_conflict"]
 
@@ -146,6 +146,11 @@ def explain_conflict(sizes: Sizes, unit: Unit) -> RefinementError:
     candidates = refined + [ax for ax in _built_axes(sizes, unit) if ax not in refined]
     clashing = _clashing(sizes, unit, candidates)
     chosen = clashing or refined
+    read = [(i, a % len(sizes.current(unit.operands[i].variable)))
+            for i, a in clause_axes(unit, raw)]  # (their values are in its sentence)
+    read = [ax for ax in read if ax in candidates and ax not in chosen]
+    if read:
+        chosen = sorted([*chosen, *read], key=candidates.index)
     axes = tuple((unit.operands[i].variable, a, sizes.current(unit.operands[i].variable)[a])
                  for i, a in sorted(chosen))  # said in the operands' order, axis by axis
     story = _Story(sizes)

@@ -19,7 +19,7 @@ from ..types.type import TensorType
 from .sizes import Sizes, has_hole
 from .units import Spelled, Unit, describe, is_size_carrier
 
-__all__ = ["clause_said", "in_user_terms", "in_words"]
+__all__ = ["clause_axes", "clause_said", "in_user_terms", "in_words"]
 
 
 def in_words(unit: Unit, reason: str) -> str:
@@ -161,6 +161,17 @@ def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
     """Each dimension name of the relation's alternatives as the operand axis it names
     (``x.shape[1]``; ``x.shape[-1]`` after a group), the first alternative's first."""
     names: dict[str, str] = {}
+    for name, (i, axis) in _axis_places(unit, relation).items():
+        variable = unit.operands[i].variable
+        names[name] = describe(variable) if is_size_carrier(variable) \
+            else f"{describe(variable)}.shape[{axis}]"  # (B: a size)
+    return names
+
+
+def _axis_places(unit: Unit, relation: Overloads) -> dict[str, tuple[int, int]]:
+    """Each dimension name of the relation's alternatives as ``(operand, axis)`` (the
+    axis negative after a group), the first alternative's first."""
+    places: dict[str, tuple[int, int]] = {}
     for alt in relation.alternatives:
         for i, op in enumerate(alt.operands):
             variable = unit.operands[i].variable if i < len(unit.operands) else None
@@ -173,6 +184,22 @@ def _axis_names(unit: Unit, relation: Overloads) -> dict[str, str]:
                         varying[0] < k < varying[-1]:
                     continue  # between two groups: its axis is not known here
                 axis = k if not varying or k < varying[0] else k - len(dims)
-                names.setdefault(d.name, describe(variable) if is_size_carrier(variable)
-                                 else f"{describe(variable)}.shape[{axis}]")  # (B: a size)
-    return names
+                places.setdefault(d.name, (i, axis))
+    return places
+
+
+def clause_axes(unit: Unit, reason: str) -> list[tuple[int, int]]:
+    """The operand axes ``(operand, axis)`` whose sizes a failing where-clause read as
+    ints, folded into the sides it is said with (``2048*x.shape[3] == 9216`` is
+    ``x.shape[0]*x.shape[1]*(x.shape[2]*x.shape[3]) == 9216`` at 1, 256 and 8): the
+    sentence uses their values, so an explanation names them even where none alone
+    could make the clause hold (the axis negative after a group); [] for another
+    reason, and for a clause said with no values (``it divides by zero``)."""
+    relation = unit.relation
+    if getattr(reason, "kind", "") != "clause" or unit.node is None or \
+            not isinstance(relation, Overloads) or \
+            not reason.facts.get("said", "").endswith(" is false"):
+        return []
+    places = _axis_places(unit, relation)
+    return [places[name] for name, value in reason.facts.get("values", {}).items()
+            if isinstance(value, int) and name in places]

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from kanren.constraints import ConstrainedState
 
 from ..logic.answers import forward_answer
+from ..logic.kept import folded
 from ..logic.store import TypeStore, facts_of, fresh_state
 from ..logic.terms import ASSUMED, FACTS, Symbol, isvar, walk
 from ..syntax.alternative import Overloads
@@ -125,9 +126,11 @@ def _infer_cached(sig: Overloads, types: tuple, wrapped: tuple, default_dtype: s
     decided without search is answered directly (:mod:`.direct`: the same answer,
     faster), the rest by the relation (:func:`relational`)."""
     found = direct_build(sig, types, wrapped, facts)
-    if found is not None:
-        return Build(*found)
-    return relational(sig, types, wrapped, facts)
+    found = Build(*found) if found is not None else relational(sig, types, wrapped, facts)
+    if isinstance(found, Build) and found.conditions and \
+            (kept := folded(found.conditions, facts)) is not found.conditions:
+        return Build(found.types, kept)  # (kept divisors folded: as query folds them)
+    return found
 
 
 def relational(sig: Overloads, types: tuple, wrapped: tuple, facts: Facts = EMPTY
