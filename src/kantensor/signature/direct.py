@@ -400,9 +400,10 @@ class _Plan(DtypePlan):
                 try:
                     left = _value(clause.left, dims, values)
                     if high is not None and (COMPARE[op](left - high, 0) if type(left) is int
-                                             else facts.states(left, op, -high)):
-                        continue  # left op high >= right: a pool's w >= min(n, 1) where a
-                        # fact says w >= 1 (or w is an int >= 1), the min not evaluated
+                                             else facts.states(left, op, -high) or
+                                             _decide(facts, left - high, op) is True):
+                        continue  # left op high >= right: a pool's w >= min(n, 1) where the
+                        # facts say w >= 1 (or w is an int >= 1), the min not evaluated
                     right = _value(clause.right, dims, values)
                     if type(right) is int and type(left) is Dim and op in _AT_LEAST and \
                             facts.states(left, op, -right):
