@@ -46,6 +46,7 @@ from .broadcasts import Fails as _Fails
 from .compile import CompiledAlternative
 from .directdtypes import DtypePlan, promote
 from .expressions import Open as _Open
+from .expressions import ceiling as _ceiling
 from .expressions import constant_holds as _constant_holds
 from .expressions import decided as _decide
 from .expressions import divides_by_size, divisors_nonzero, nonzero_divisors
@@ -199,7 +200,11 @@ class _Plan(DtypePlan):
         # a comparison of constants that holds (a template's ``0 == 0``) is checked once;
         # each clause with its place among the compiled ones (a kept condition's source
         # says its text, made when first needed)
-        self.clauses = tuple([(clause, k) for k, clause in enumerate(c.where_clauses)
+        # (and, for a comparison ``x >= min(n, 1)``, the int its right side never
+        # exceeds: see :func:`.expressions.ceiling`)
+        self.clauses = tuple([(clause, k, _ceiling(clause.right) if isinstance(
+                                  clause, A.Compare) and clause.op in _AT_LEAST else None)
+                              for k, clause in enumerate(c.where_clauses)
                               if not isinstance(clause, A.Broadcasts) and not (
                                   isinstance(clause, A.Compare) and not A.expr_names(clause.left)
                                   and not A.expr_names(clause.right) and _constant_holds(clause))])
@@ -389,11 +394,16 @@ class _Plan(DtypePlan):
         over named sizes, its source the clause's text). An open ``==`` declines: the
         relation solves it as an equation."""
         undecided: list[Condition] = []
-        for clause, k in self.clauses:
+        for clause, k, high in self.clauses:
             if isinstance(clause, A.Compare):
                 op = clause.op
                 try:
                     left = _value(clause.left, dims, values)
+                    if high is not None and (COMPARE[op](left - high, 0) if type(left) is int
+                                             else facts.states(left, op, -high) or
+                                             _decide(facts, left - high, op) is True):
+                        continue  # left op high >= right: a pool's w >= min(n, 1) where the
+                        # facts say w >= 1 (or w is an int >= 1), the min not evaluated
                     right = _value(clause.right, dims, values)
                     if type(right) is int and type(left) is Dim and op in _AT_LEAST and \
                             facts.states(left, op, -right):

@@ -10,6 +10,7 @@ from typing import Any
 
 from ..logic.dims import COMPARE
 from ..syntax import ast as A
+from ..syntax.vocabulary import MIN
 from ..types.dim import Dim
 from ..types.dimminmax import DIM_CALLS
 from ..types.divisors import size_divisors
@@ -43,6 +44,18 @@ def constant_holds(clause: A.Compare) -> bool:
     except (ZeroDivisionError, KeyError, Open):
         return False
     return type(diff) is int and COMPARE[clause.op](diff, 0)
+
+
+def ceiling(node: Any) -> int | None:
+    """An int that a dim expression never exceeds, read from its text alone: a ``min``
+    over names and ints with an int among its arguments (a pool's ``w >= min(n, 1)``:
+    where a fact states ``w >= 1`` it holds, with no min evaluated, no sum made and no
+    prover asked; defined at every size, as no argument divides). None: no such min."""
+    if type(node) is not A.Call or node.fn != MIN.text:
+        return None
+    if not all(type(a) in (A.DimVar, A.FixedDim) for a in node.args):
+        return None
+    return min((a.size for a in node.args if type(a) is A.FixedDim), default=None)
 
 
 #: Dim expressions' values across builds, by the node and its names' values (the node

@@ -4,6 +4,7 @@ QLinearConv, DeformConv (typed, not computed) and CausalConvWithState.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -131,9 +132,10 @@ class _Windows:
             if same_pads and auto_pad.startswith("SAME") and kernel[i] < strides[i] \
                     and dilations[i] == 1:  # (dilated: onnxruntime runs them)
                 self.clauses.append(_same_pad(a[0], a[2 + i], kernel[i], strides[i], i))
-            if not conv:
-                self.clauses.append(checked(a[2 + i] >= 1, lambda v, types, i=i: (
-                    f"spatial axis {i} of {types[0]} is empty: a pool needs an input")))
+            if not conv:  # (onnxruntime: "Only N can be zero": w >= 1 or n == 0)
+                self.clauses.append(checked(a[2 + i] >= _some(a[0]), lambda v, types, i=i: (
+                    f"spatial axis {i} of {types[0]} is empty and its batch is not: a "
+                    "pool needs an input")))
                 if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
                     raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
                                      f"{tuple(kernel)} (as onnxruntime requires of a pool)")
@@ -141,6 +143,13 @@ class _Windows:
         self.params = {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
                        else None, "strides": tuple(strides),
                        "pads": tuple(pads), "dilations": tuple(dilations)}
+
+
+@lru_cache(maxsize=64)
+def _some(batch: DimVar) -> DimExpr:
+    """``min(batch, 1)``: what a pool's spatial axis is at least (onnxruntime's "Only N
+    can be zero"), one expression for every axis and rank (made once per name)."""
+    return dim_min(batch, 1)
 
 
 def _same_pad(batch: DimVar, n: DimVar, k: int, s: int, i: int) -> Clause:
@@ -174,9 +183,12 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     input: each output size is at least 1 (PyTorch's rule; onnxruntime refuses it for
     Conv, and for a pool computes an empty map that a later node cannot use, or a
     position from a window overhanging by less than a stride); a pool's
-    input has no empty spatial axis and its pads are smaller than its kernel, and has
-    channels unless its batch is empty (N*C >= N: "Only N can be zero"), as onnxruntime
-    requires."""
+    pads are smaller than its kernel, and its input has channels and no empty spatial
+    axis unless its batch is empty (N*C >= N, W >= min(N, 1): onnxruntime's "Only N can
+    be zero"; over an empty batch it runs an empty axis whose pads hold a window), as
+    onnxruntime requires. (``W >= min(N, 1)``, not ``N*W >= N``: where a fact states
+    ``W >= 1``, a window's kept ``out >= 1``, the direct build reads it without a sum or
+    a product, :func:`kantensor.types.stated.at_most`.)"""
     return _pool(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, outputs,
                  group)
 
@@ -301,16 +313,16 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
 
 @reads_ranks
 def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
-    """(N, C, spatial...) -> (N, C, 1...), X of 3 dimensions or more; the spatial axes are
-    not empty (their mean or maximum would be none; onnxruntime refuses them, but where
-    the batch is empty too) and there are channels unless the batch is empty (N*C >= N:
-    onnxruntime's "Only N can be zero")."""
+    """(N, C, spatial...) -> (N, C, 1...), X of 3 dimensions or more; there are
+    channels and the spatial axes are not empty (their mean or maximum would be none)
+    unless the batch is empty (N*C >= N, D >= min(N, 1): onnxruntime's "Only N can be
+    zero"; over an empty batch it runs them, an output of N*C*1... = 0 entries)."""
     if types[0].ndim < 3:
         raise ParamError(f"X has {types[0].ndim} dimensions; a global pool takes (N, C, "
                          "spatial...), 3 or more (onnxruntime refuses fewer)")
     a = dims("a", types[0].ndim)
     return {"x": a, "y": [*a[:2], *[1] * (len(a) - 2)],
-            "fits": [a[0] * a[1] >= a[0], *(d >= 1 for d in a[2:])]}
+            "fits": [a[0] * a[1] >= a[0], *(d >= _some(a[0]) for d in a[2:])]}
 
 
 def global_average_pool(x: np.ndarray) -> np.ndarray:
