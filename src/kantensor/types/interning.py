@@ -23,8 +23,6 @@ class _Ref(weakref.ref):
     name: Hashable
 
 
-
-
 class WeakInterner:
     """Objects by key, held weakly; thread-safe (two threads interning one key get one
     object). Its table is rebuilt in place once it holds a quarter of its peak: a dict
@@ -69,10 +67,10 @@ class WeakInterner:
 
     def intern_all(self, names: list[Hashable], objs: list[Any]) -> list[Any]:
         """:meth:`intern` of each of ``objs`` under the name at its place in ``names``,
-        at once (their references made and filed by maps: a model's graph inputs of
-        distinct types), the live objects in a list: ``objs``, each replaced by the
-        object already live under its name (one filed before, or an earlier one of
-        ``names``)."""
+        at once (their references made by a map, named in a loop, filed together: a
+        model's graph inputs of distinct types), the live objects in a list: ``objs``,
+        each replaced by the object already live under its name (one filed before, or an
+        earlier one of ``names``)."""
         refs = list(map(_Ref, objs, repeat(self._callback)))
         for ref, name in zip(refs, names, strict=True):  # (a loop's STORE_ATTR: half
             ref.name = name  # the instructions of mapping the slot's __set__)
