@@ -237,8 +237,8 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_: Any
-               ) -> dict[str, Any]:
+def build_pinv(types: tuple, rcond: Any, rtol: Any, hermitian: bool = False,
+               as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
     included) but :data:`~kantensor.ops.params.UNSET`, not given. ``as_numpy``: the
@@ -247,20 +247,24 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_:
     elements, where NumPy's float type holds (it gives an empty one back in its own
     dtype): float(x), and float64 for a low-precision one (NumPy computes it so, where
     float(bfloat16) is bfloat16); ``rtol=None`` is refused (NumPy raises at every size:
-    no eps of such a dtype)."""
+    no eps of such a dtype). ``hermitian``: the matrices square or empty (NumPy's eigh
+    path raises "Last 2 dimensions of the array must be square" for any other)."""
     if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
     dtype = types[0].dtype
     low = is_low_precision(dtype)
+    square = [checked((m * n * (m - n)).eq(0), lambda _, types: (
+        "pinv(hermitian=True): the last 2 dimensions of the array must be square (or "
+        "empty), as NumPy's eigh path requires"))] if hermitian else []
     if not as_numpy or dtype != "bool" and not is_integer(dtype) and not low:
-        return {"a": [m, n], "y": typed([n, m], _FLOAT), "cond": []}
+        return {"a": [m, n], "y": typed([n, m], _FLOAT), "cond": square}
     if rtol is None:  # (NumPy's cutoff reads finfo of the input's dtype)
         raise ParamError(f"pinv: data type {dtype} not inexact (NumPy's rtol=None reads "
                          f"its eps)")
     return {"a": [m, n], "y": typed([n, m], "float64" if low else _FLOAT),
-            "cond": [checked(m * n >= 1, lambda _, types: (
+            "cond": [*square, checked(m * n >= 1, lambda _, types: (
                 f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
                 f"{types[0].dtype}, a non-empty one in float (the dtype would depend on "
                 f"the sizes)"))]}
