@@ -23,13 +23,14 @@ import inspect
 import itertools
 import random
 import sys
+import warnings
 from collections import Counter
 
 import numpy as np
 
 import kantensor as kt
 from kantensor.ops.catalogue import load_all
-from npprograms import compile_program, judge, run_numpy
+from npprograms import FAILS, compile_program, judge, run_numpy
 
 BOX = (0, 1, 2, 3)
 DTYPES = ("float32", "float64", "int8", "int32", "int64", "uint8", "bool", "float16",
@@ -140,13 +141,15 @@ def program(entry, fn, rng: random.Random) -> tuple[str, list[str]] | None:
            f"{call}({', '.join(args + keywords)}))", types
 
 
-def _documented(kind: str, note: str, types: list[str]) -> str:
+def _documented(kind: str, note: str, types: list[str], source: str, sizes: dict) -> str:
     """``dtype-intfloat`` for a float result of integer (bool) inputs whose dtype is
     kantensor's default float where NumPy's is the smallest float holding the integers
     (``np.exp`` of int8 is float16): kantensor's ``float(x)`` (docs/writing_ops.rst);
     ``dtype-eig`` for eig's complex result (docs/numpy.rst), ``data-linalg`` where NumPy
-    fails on the zeros it is run on (a singular matrix), not on every data."""
-    if kind == "unsound" and "LinAlgError" in note:  # (a singular matrix of zeros)
+    fails on the zeros it is run on (a singular matrix, no convergence) but runs at the
+    same sizes on other data (:func:`_data_error`): a LinAlgError of the sizes ("Last 2
+    dimensions of the array must be square") stays ``unsound``."""
+    if kind == "unsound" and "LinAlgError" in note and _data_error(source, types, sizes):
         return "data-linalg"
     if kind != "dtype":
         return kind
@@ -158,6 +161,43 @@ def _documented(kind: str, note: str, types: list[str]) -> str:
         return "dtype-eig"  # (eig and eigvals always complex: docs/numpy.rst)
     return "dtype-intfloat" if ints and numpy_dtype in ("float16", "float32", "complex64") \
         else kind
+
+
+def _identity(shape: tuple[int, ...]) -> np.ndarray:
+    """Identity matrices along the last two axes (nonsingular, positive definite where
+    square), ones below rank 2."""
+    if len(shape) < 2:
+        return np.ones(shape)
+    a = np.zeros(shape)
+    k = min(shape[-2:])
+    a[..., range(k), range(k)] = 1
+    return a
+
+
+def _data_error(source: str, types: list[str], sizes: dict) -> bool:
+    """Whether NumPy runs ``source`` at ``sizes`` on some data (identity matrices, or
+    random normal ones): its failure on zeros there is the data's, not the sizes'."""
+    fn = compile_program(source)
+    rng = np.random.default_rng(0)
+    for make in (_identity, rng.standard_normal):
+        arrays = []
+        for t in types:
+            tt = kt.TensorType.parse(t)
+            shape = tuple(sizes[d.name] if isinstance(d, kt.Dim) else d for d in tt.shape)
+            arrays.append(np.asarray(make(shape)).astype(tt.dtype))
+        if not isinstance(run_numpy_on(fn, arrays), BaseException):
+            return True
+    return False
+
+
+def run_numpy_on(fn, arrays: list[np.ndarray]):
+    """``fn`` on ``arrays``: the result, or the exception NumPy raises."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            return fn(*arrays)
+        except FAILS as exc:
+            return exc
 
 
 def _runs(source: str, types: list[str]) -> bool:
@@ -188,7 +228,8 @@ def main(count: int, seed: int, show: tuple[str, ...] = ()) -> Counter:
         verdict = judge(source, types, box=BOX)
         counts["probed"] += 1
         counts[verdict.status] += 1
-        found = {_documented(kind, note, types) for kind, _, note in verdict.wrong}
+        found = {_documented(kind, note, types, source, sizes)
+                 for kind, sizes, note in verdict.wrong}
         wrong = found & {"unsound", "shape", "dtype", "no-case", "holds-crash"}
         if verdict.status == "unsupported" and _runs(source, types):
             found.add("refused-all")  # (an error where NumPy runs at some size)

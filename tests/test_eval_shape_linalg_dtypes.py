@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
+from conformance import conform
 from npprograms import BOX, compile_program, judge, run_numpy
 
 LAPACK = ("cholesky", "det", "eig", "eigh", "eigvals", "eigvalsh", "inv", "pinv", "qr",
@@ -39,10 +40,16 @@ def test_float16_is_refused_as_numpy_refuses_it(name: str) -> None:
         kt.eval_shape(fn, *types)
     for dtype in ("float32", "int8"):  # NumPy's dtype for the ones it runs (on eye)
         want = fn(np.eye(3, dtype=dtype))
-        got = kt.eval_shape(fn, f"{dtype}[A,A]").type
+        with kt.default_dtype("float64"):  # NumPy's default float
+            got = kt.eval_shape(fn, f"{dtype}[A,A]").type
         if name not in ("eig", "eigvals"):  # (complex always: docs/numpy.rst)
-            assert got.dtype == str(want.dtype) or dtype == "int8", (got, want.dtype)
+            assert got.dtype == str(want.dtype), (got, want.dtype)
         assert got.ndim == np.ndim(want)
+    # under kantensor's default float (float32), an integer matrix's result is float(T),
+    # the default float (docs/quickstart.rst), where NumPy's is float64
+    got = kt.eval_shape(fn, "int8[A,A]").type
+    if name not in ("eig", "eigvals"):
+        assert got.dtype == kt.get_default_dtype() == "float32", got
 
 
 def test_kt_keeps_its_float16() -> None:
@@ -65,28 +72,39 @@ def test_solve_has_numpys_dtype(a: str, b: str) -> None:
     assert got.type.dtype == str(want)
 
 
-@pytest.mark.parametrize("rtol", ["", ", rtol=None", ", rtol=0.5", ", rcond=None"])
+@pytest.mark.parametrize("rtol", ["", ", rtol=None", ", rtol=0.5", ", rcond=None",
+                                  ", hermitian=True"])
 @pytest.mark.parametrize("types", [["int8[A,B]"], ["bool[C,A,B]"], ["uint8[A,A]"],
-                                   ["float32[A,B]"], ["int64[A,B,C]"]], ids=str)
+                                   ["float32[A,B]"], ["int64[A,B,C]"], ["bfloat16[A,B]"],
+                                   ["float8_e4m3fn[C,A,B]"], ["int4[A,B]"],
+                                   ["float4_e2m1fn[A,A]"]], ids=str)
 def test_pinv_of_integers_holds_where_numpy_gives_its_type(types: list[str], rtol: str
                                                            ) -> None:
-    """NumPy's pinv gives an empty integer (bool) matrix back in its dtype, a non-empty
-    one in float64: typed float where the matrices have elements, not held where they
+    """NumPy's pinv gives an empty matrix of a dtype it reads as not inexact (integers,
+    bool, and ml_dtypes' bfloat16, float8, float4, int4) back in its dtype, a non-empty
+    one in float64: typed float64 where the matrices have elements, not held where they
     have none (refused there: one type cannot say both; before, float64 held there too,
-    where NumPy gives int8); ``rtol=None`` of integers refused (NumPy reads the dtype's
-    eps where the matrices have elements). Judged by NumPy at every size of a box."""
-    verdict = judge(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n", types)
-    integers = not types[0].startswith("float")
-    if integers and rtol == ", rtol=None":  # (NumPy fails where there are elements)
-        fn = compile_program(f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n")
-        assert isinstance(run_numpy(fn, types, {"A": 2, "B": 3, "C": 1}), ValueError)
-        assert verdict.status != "typed"
+    where NumPy gives int8, and bfloat16 was typed bfloat16 where NumPy gives float64);
+    ``rtol=None`` of those refused (NumPy raises "not inexact" at every size). Judged by
+    NumPy at every size of a box."""
+    source = f"def program(x0):\n    return np.linalg.pinv(x0{rtol})\n"
+    verdict = judge(source, types)
+    dtype = kt.TensorType.parse(types[0]).dtype
+    own = not np.issubdtype(np.dtype(dtype), np.inexact)
+    if own and rtol == ", rtol=None":  # (NumPy fails at every size: refused so)
+        names = list(dict.fromkeys(d.name for d in kt.TensorType.parse(types[0]).shape))
+        fn = compile_program(source)
+        for sizes in itertools.product(BOX, repeat=len(names)):
+            out = run_numpy(fn, types, dict(zip(names, sizes, strict=True)))
+            assert isinstance(out, ValueError) and "not inexact" in str(out), out
+        with pytest.raises((kt.TypeInferenceError, ValueError), match="not inexact"):
+            kt.eval_shape(fn, *types)
         return
     assert verdict.status == "typed", verdict.note
     core = [d.name for d in kt.TensorType.parse(types[0]).shape[-2:]]
     for kind, sizes, note in verdict.wrong:
         empty = sizes[core[0]] * sizes[core[1]] == 0
-        assert kind == "refused" and empty and integers, (kind, sizes, note)
+        assert kind == "refused" and empty and own, (kind, sizes, note)
 
 
 LOW = ("bfloat16", "float8_e4m3fn", "float8_e5m2", "float4_e2m1fn", "int4", "uint4", "int2")
@@ -100,7 +118,33 @@ def test_low_precision_is_float64_as_numpy_computes_it(name: str, dtype: str) ->
     default float). eig and eigvals are complex, as documented."""
     source = CALLS.get(name, f"np.linalg.{name}(x0)")
     fn = compile_program(f"def program(x0):\n    return {source}\n")
-    want = np.asarray(fn(np.eye(2).astype(getattr(ml_dtypes, dtype))))
+    want = np.asarray(fn(np.eye(2).astype(getattr(ml_dtypes, dtype, dtype))))
     got = kt.eval_shape(fn, f"{dtype}[A,A]").type
     expected = "complex128" if name in ("eig", "eigvals") else str(want.dtype)
     assert got.dtype == expected and got.ndim == want.ndim
+
+
+@pytest.mark.parametrize("kw", [{}, {"rtol": 0.5}, {"rcond": 1e-3}], ids=str)
+@pytest.mark.parametrize("dtype", [*LOW, "int8", "bool"])
+def test_pinv_of_low_precision_computes_numpys_values(dtype: str, kw: dict) -> None:
+    """``np.linalg.pinv`` of a low-precision tensor runs as NumPy runs it: float64
+    computed from the input's values (before, bfloat16 was typed bfloat16; int4's float64
+    was computed in the default float, float32), an integer's rounded to its type.
+    Judged by NumPy's values on a 2x3 and a 3x3 matrix."""
+    for rows in ([[1, 0.5, 0.25], [0.125, 3, 1]], [[2, 1, 0], [1, 3, 1], [0, 1, 4]]):
+        a = np.array(rows).astype(getattr(ml_dtypes, dtype, dtype))
+        assert conform("pinv", lambda x: np.linalg.pinv(x, **kw),  # noqa: B023
+                       lambda x: np.linalg.pinv(x, **kw), [a]) == "ran"  # noqa: B023
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (3, 2), (0, 3), (3, 0), (3, 3), (0, 2, 3),
+                                   (2, 0, 3), (2, 2, 2)], ids=str)
+def test_pinv_hermitian_of_a_non_square_matrix_is_refused(shape: tuple) -> None:
+    """``pinv(hermitian=True)`` runs NumPy's eigh, which raises "Last 2 dimensions of the
+    array must be square" for non-empty non-square matrices (a zero batch included):
+    kt.pinv refuses those where it typed them (the probe's LinAlgError filing hid it).
+    Judged by NumPy on each shape."""
+    a = np.zeros(shape)
+    a[..., range(min(shape[-2:])), range(min(shape[-2:]))] = 2
+    assert conform("pinv", lambda x: kt.pinv(x, hermitian=True),
+                   lambda x: np.linalg.pinv(x, hermitian=True), [a]) in ("ran", "rejected")

@@ -6,13 +6,15 @@ and give float16 (a kantensor extension: ``signatures/linalg.toml``), which ``kt
 keeps. NumPy's LAPACK-based functions raise TypeError "array type float16 is unsupported
 in linalg" instead, so their NumPy entries on tensors (``np.linalg.inv(x)``, what
 ``eval_shape`` traces) raise it too: the NumPy front end types only what NumPy runs.
-NumPy's ``pinv`` gives an empty integer (bool) matrix back in its own dtype, a non-empty
-one in float64: ``np.linalg.pinv`` of a tensor is the Op with ``as_numpy=True``, whose
-relation needs an integer input's matrices to have elements (refused where they have
-none: one type cannot say both), where ``kt.pinv`` gives float at every size. A
-low-precision tensor (bfloat16, float8, float4, int4, int2: dtypes NumPy lacks, which
+A low-precision tensor (bfloat16, float8, float4, int4, int2: dtypes NumPy lacks, which
 its ``_commonType`` reads as no float) is computed in float64 there, as NumPy does, where
-``kt.inv`` keeps bfloat16 (not ``pinv``'s: NumPy gives an empty one back in its dtype).
+``kt.inv`` keeps bfloat16. NumPy's ``pinv`` gives an empty matrix of a dtype it reads as
+not inexact (integers, bool, the low-precision ones) back in its own dtype, a non-empty
+one in float64, and raises for ``rtol=None`` at every size: ``np.linalg.pinv`` of a
+tensor is the Op with ``as_numpy=True``, whose relation needs such an input's matrices
+to have elements (refused where they have none: one type cannot say both), types a
+low-precision one float64 and refuses ``rtol=None`` (``build_pinv``), where ``kt.pinv``
+gives float(x) at every size.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _numpy_dtypes(op: Callable[..., Any], name: str) -> Callable[..., Any]:
         for a in (*args, *kwargs.values()):
             if isinstance(a, Variable) and getattr(a.type, "dtype", None) == "float16":
                 raise TypeError("array type float16 is unsupported in linalg")
-        if name != "pinv":
+        if name != "pinv":  # (pinv's low precision: its relation, as_numpy)
             args = tuple(map(_float64, args))
             kwargs = {k: _float64(v) for k, v in kwargs.items()}
         return op(*args, **kwargs)

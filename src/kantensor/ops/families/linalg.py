@@ -26,7 +26,7 @@ from ...syntax.ast import (
     dim_min,
 )
 from ...syntax.vocabulary import FLOAT, REAL
-from ...types.dtypes import get_default_dtype, is_integer
+from ...types.dtypes import get_default_dtype, is_integer, is_low_precision
 from ..params import UNSET, AxisError, ParamError, normalize_axis, unset
 from ..templates import (
     alternative,
@@ -114,10 +114,14 @@ def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
 def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = UNSET,
          as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.pinv``, float16 computed in float32; the cutoff given as NumPy is
-    given it (:func:`build_pinv` refuses both; neither: NumPy's default)."""
+    given it (:func:`build_pinv` refuses both; neither: NumPy's default). ``as_numpy``:
+    the matrix as NumPy is given it (float16 aside), an integer, bool or low-precision
+    one computed in float64 as NumPy computes it (bfloat16's type is float64, int4
+    reaches here as int8: ``exact_casts``)."""
     kwargs = {"rcond": rcond} if rcond is not None else {} if unset(rtol) else \
         {"rtol": rtol}
-    return np.linalg.pinv(_floating(a), hermitian=hermitian, **kwargs)
+    return np.linalg.pinv(_lift(a) if as_numpy else _floating(a), hermitian=hermitian,
+                          **kwargs)
 
 
 def slogdet(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -233,28 +237,37 @@ def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
 
 
 @reads_ranks
-def build_pinv(types: tuple, rcond: Any, rtol: Any, as_numpy: bool = False, **_: Any
-               ) -> dict[str, Any]:
+def build_pinv(types: tuple, rcond: Any, rtol: Any, hermitian: bool = False,
+               as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
     included) but :data:`~kantensor.ops.params.UNSET`, not given. ``as_numpy``: the
-    matrices of an integer (bool) input must have elements, where NumPy's float type
-    holds (it gives an empty one back in its own dtype), and ``rtol=None`` is refused
-    (NumPy raises where they have: no eps of an integer dtype)."""
+    matrices of an input NumPy reads as not inexact (integers, bool, and the
+    low-precision dtypes it lacks: bfloat16, float8, float4, int4, int2) must have
+    elements, where NumPy's float type holds (it gives an empty one back in its own
+    dtype): float(x), and float64 for a low-precision one (NumPy computes it so, where
+    float(bfloat16) is bfloat16); ``rtol=None`` is refused (NumPy raises at every size:
+    no eps of such a dtype). ``hermitian``: the matrices square or empty (NumPy's eigh
+    path raises "Last 2 dimensions of the array must be square" for any other)."""
     if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
     dtype = types[0].dtype
-    if not as_numpy or dtype != "bool" and not is_integer(dtype):
-        return {"a": [m, n], "y": [n, m], "cond": []}
+    low = is_low_precision(dtype)
+    square = [checked((m * n * (m - n)).eq(0), lambda _, types: (
+        "pinv(hermitian=True): the last 2 dimensions of the array must be square (or "
+        "empty), as NumPy's eigh path requires"))] if hermitian else []
+    if not as_numpy or dtype != "bool" and not is_integer(dtype) and not low:
+        return {"a": [m, n], "y": typed([n, m], _FLOAT), "cond": square}
     if rtol is None:  # (NumPy's cutoff reads finfo of the input's dtype)
         raise ParamError(f"pinv: data type {dtype} not inexact (NumPy's rtol=None reads "
                          f"its eps)")
-    return {"a": [m, n], "y": [n, m], "cond": [checked(m * n >= 1, lambda _, types: (
-        f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
-        f"{types[0].dtype}, a non-empty one in float (the dtype would depend on the "
-        f"sizes)"))]}
+    return {"a": [m, n], "y": typed([n, m], "float64" if low else _FLOAT),
+            "cond": [*square, checked(m * n >= 1, lambda _, types: (
+                f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
+                f"{types[0].dtype}, a non-empty one in float (the dtype would depend on "
+                f"the sizes)"))]}
 
 
 @reads_ranks
