@@ -1,8 +1,9 @@
 """GlobalLpPool (it was untyped) judged by onnxruntime: the contract and the output's
 sizes at every size from 0 to 2 of ranks 2 to 4 (opsets 2 to 21; onnxruntime has no
 kernel at 22, where the spec's relation is the same), and kantensor's kernel against
-onnxruntime's values for p = 1, 2, 3. As for GlobalAveragePool and GlobalMaxPool, an
-empty spatial axis is refused even where the batch is empty and onnxruntime runs it."""
+onnxruntime's values for p = 1, 2, 3, 0 and -1 (at p = 0 the norm
+is the count to the power inf). As for GlobalAveragePool and GlobalMaxPool, an empty
+spatial axis is refused even where the batch is empty and onnxruntime runs it."""
 
 from __future__ import annotations
 
@@ -62,9 +63,10 @@ def test_global_lp_pool_is_typed_where_onnxruntime_runs_it(opset):
     assert seen["ran"] >= 40 and seen["refused"] >= 50, seen
 
 
-@pytest.mark.parametrize("p", [1, 2, 3])
-def test_global_lp_pool_values_are_onnxruntime_s(p):
-    x = np.random.default_rng(p).standard_normal((2, 3, 4, 5)).astype(np.float32)
+@pytest.mark.parametrize("shape", [(2, 3, 4, 5), (2, 3, 1, 1)])
+@pytest.mark.parametrize("p", [1, 2, 3, 0, -1])
+def test_global_lp_pool_values_are_onnxruntime_s(p, shape):
+    x = np.random.default_rng(p + 1).standard_normal(shape).astype(np.float32)
     model = _model(11, list(x.shape), p)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1

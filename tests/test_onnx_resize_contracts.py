@@ -267,3 +267,99 @@ def test_scales_and_sizes_of_another_length_than_the_axes(opset):
             else:
                 assert contract is not None and contract.holds() == True, case  # noqa: E712
                 assert tuple(typed) == got[0], (case, typed, got)
+
+
+@pytest.mark.parametrize("op, opset", [("Upsample", 7), ("Upsample", 9), ("Resize", 10),
+                                       ("Resize", 11), ("Resize", 13)])
+@pytest.mark.parametrize("scale", [float("inf"), 1e-30, 1e30, 3e38, 1e-38])
+def test_extreme_constant_scales(op, opset, scale):
+    """A constant scale of inf, tiny or huge (a float32 product onnxruntime cannot size,
+    or sizes 0): the contract, named and known, never says valid where onnxruntime
+    refuses, nor invalid where it runs, and kantensor never crashes."""
+    for rank in (1, 2):
+        scales = [1.0] * (rank - 1) + [scale]
+        names = [f"d{i}" for i in range(rank)]
+        make = ((lambda dims, s=scales: _upsample(opset, dims, s, "nearest", op=op))
+                if opset <= 10 else
+                (lambda dims, s=scales: _model(opset, dims, "scales", s, "nearest",
+                                               "asymmetric", None, None, None)))
+        model = make(names)
+        contract, typed = _contract(model)
+        for point in itertools.product([0, 1, 3], repeat=rank):
+            sizes = dict(zip(names, point, strict=True))
+            _judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
+                   lambda t=typed: t, point, sizes, (op, opset, scales))
+            known = make(list(point))
+            got_contract, got_typed = _contract(known)
+            _judge(known, lambda s, c=got_contract: False if c is None else c.holds().value,
+                   lambda t=got_typed: t, point, {}, (op, opset, scales, "known"))
+
+
+def _inputs_model(op, opset, rank, kinds, axes=None, lengths=("k", "j")):
+    """``op`` of ``x`` (rank ``rank``, named sizes) by scales and/or sizes that are graph
+    inputs of ``lengths`` (named ``k`` and ``j``, or known): their values not known."""
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [f"d{i}" for i in range(rank)])]
+    names = ["x"]
+    if op == "Resize" and opset >= 11:
+        names.append("")
+    for kind, name, dtype in (("scales", lengths[0], TensorProto.FLOAT),
+                              ("sizes", lengths[1], TensorProto.INT64)):
+        if kind in kinds:
+            ins.append(helper.make_tensor_value_info(kind, dtype, [name]))
+            names.append(kind)
+        elif kind == "scales" and "sizes" in kinds:
+            names.append("")
+    inits = []
+    if opset < 13 and op == "Resize" and opset >= 11:  # (roi required: empty)
+        names[1] = "roi"
+        inits.append(numpy_helper.from_array(np.zeros(0, np.float32), "roi"))
+    attrs = {"mode": "nearest"}
+    if axes is not None:
+        attrs["axes"] = axes
+    graph = helper.make_graph([helper.make_node(op, names, ["y"], **attrs)], "g", ins,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 18 else 9
+    return model
+
+
+@pytest.mark.parametrize("op, opset, kinds, axes", [
+    ("Upsample", 9, ("scales",), None), ("Resize", 10, ("scales",), None),
+    ("Resize", 11, ("scales",), None), ("Resize", 11, ("scales", "sizes"), None),
+    ("Resize", 13, ("scales",), None), ("Resize", 13, ("sizes",), None),
+    ("Resize", 13, ("scales", "sizes"), None), ("Resize", 18, ("scales",), [-1]),
+    ("Resize", 18, ("sizes",), [0]), ("Resize", 19, ("scales", "sizes"), None)])
+def test_scales_and_sizes_inputs_of_any_length(op, opset, kinds, axes):
+    """Scales and sizes whose values are not known (graph inputs) of lengths ``k`` and
+    ``j``, named or known: onnxruntime reads one entry per resized axis ("Number of
+    elements in scales should be equal to rank"), refuses sizes of a length not known
+    (ONNX's inference reads them as empty) and, from opset 13, both inputs; the
+    contract never says valid where it refuses, nor invalid where it runs."""
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for rank, named in itertools.product((1, 2, 3), (True, False)):
+        if named:
+            model = _inputs_model(op, opset, rank, kinds, axes)
+            contract, _ = _contract(model)
+        for k, j in itertools.product(range(4), range(4) if "sizes" in kinds else [0]):
+            if not named:
+                model = _inputs_model(op, opset, rank, kinds, axes, (k, j))
+                contract, _ = _contract(model)
+            feeds = {"x": np.ones([2] * rank, np.float32)}
+            sizes = {f"d{i}": 2 for i in range(rank)}
+            if "scales" in kinds:
+                feeds["scales"] = np.ones(k, np.float32)
+                sizes |= {"k": k} if named else {}
+            if "sizes" in kinds:
+                feeds["sizes"] = np.full(j, 2, np.int64)
+                sizes |= {"j": j} if named else {}
+            got = ortrun.run(model, feeds)
+            verdict = False if contract is None else contract.holds(**sizes).value
+            case = (rank, named, k, j)
+            if isinstance(got, ortrun.Refusal):
+                assert not got.crashed and verdict is not True, (case, got.why)
+                seen["refused"] += 1
+            else:
+                assert verdict is not False, (case, got)
+                seen["valid" if verdict is True else "undecided"] += 1
+    assert seen["refused"] and (seen["valid"] or len(kinds) == 2), seen

@@ -338,11 +338,14 @@ def global_max_pool(x: np.ndarray) -> np.ndarray:
 
 
 def global_lp_pool(x: np.ndarray, *, p: int = 2) -> np.ndarray:
-    """The p-norm of each channel's map, ``sum(|x|**p) ** (1/p)``."""
+    """The p-norm of each channel's map, ``sum(|x|**p) ** (1/p)``, with onnxruntime's
+    ``1/p`` a float division: at ``p = 0`` it is inf (the sum, the count, to the inf)."""
     if x.size == 0:
         return np.zeros((*x.shape[:2], *[1] * (x.ndim - 2)), x.dtype)
-    total = (np.abs(x) ** p).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
-    return (total ** (1 / p)).astype(x.dtype)
+    total = (np.abs(x) ** float(p)).sum(axis=tuple(range(2, x.ndim)), keepdims=True)
+    with np.errstate(divide="ignore"):
+        inverse = np.divide(1.0, float(p))
+    return (total ** inverse).astype(x.dtype)
 
 
 @builder

@@ -43,17 +43,24 @@ def aspect_size(n: int, sizes: list[int], extents: list[int], policy: str) -> in
 def _scaled(dim: Any, d: DimVar, scale: float) -> tuple[DimExpr | None, list[Clause]]:
     """``floor(dim * scale)`` (``d``: the axis's dim) where onnxruntime's float32 size is
     that (:func:`.resizecheck.exact_through`: for a size not known, the build's choice
-    ``d <= N``; a known size where it is not is unknown: None), and its clauses; None
-    when the scale is not a finite number >= 0."""
+    ``d <= N``; a known size where it is not is unknown: None, and not typed where
+    onnxruntime's product is past int64), and its clauses; None when the scale is not
+    a finite number >= 0."""
     if not math.isfinite(scale) or scale < 0:
         return None, []
     if isinstance(dim, int):
-        size = scaled_size(dim, scale)
-        return (FixedDim(size) if size == float32_scaled(dim, scale) else None), []
+        size, ort = scaled_size(dim, scale), float32_scaled(dim, scale)
+        if ort is None:
+            raise NotKnown(f"onnxruntime's float32 size of {dim} by {scale} is past int64 "
+                           "(its cast is undefined there)")
+        return (FixedDim(size) if size == ort else None), []
     p, q = scale.as_integer_ratio()
     if p == 0:
         return FixedDim(0), []
-    bound = chosen(d <= exact_through(scale), _ROUNDED)
+    through = exact_through(scale)
+    bound = chosen(d <= through, _ROUNDED)
+    if (through * p) // q == 0:  # (a tiny scale, or a huge one exact at 0 only)
+        return FixedDim(0), [bound]
     return (d * p if q == 1 else (p * d) // q), [bound]
 
 
@@ -216,8 +223,34 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     places = [k for k in given if k > 0]
     if len(places) != more:  # (a call without given: roi, scales, sizes in order)
         places = list(range(1, 1 + more))
-    rest = [typed(g.dims, _DTYPES[k]) for g, k in zip(groups("r", more), places, strict=True)]
+    lengths = _lengths(types, given, scales_value, sizes_value, len(picked))
+    rest = [typed([lengths[k]] if k in lengths else g.dims, _DTYPES[k])
+            for g, k in zip(groups("r", more), places, strict=True)]
     return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}
+
+
+def _lengths(types: tuple, given: tuple, scales_value: Any, sizes_value: Any,
+             count: int) -> dict[int, int]:
+    """The length of the scales (place 2) or sizes (3) input whose values are not known
+    and which onnxruntime reads: one entry per resized axis, ``count`` ("Number of
+    elements in scales should be equal to rank"). Left untyped: scales not known beside
+    a sizes input not known empty (onnxruntime refuses both at opset 13 on, ONNX's
+    inference: "not both"; at 11 it runs an empty scales), and sizes not known of a
+    length not known (ONNX's inference in onnxruntime reads them as empty and refuses
+    the model; a known length it checks)."""
+    sizes_empty = sizes_value is not None and len(sizes_value) == 0
+    if 2 in given and scales_value is None:
+        if 3 in given and not sizes_empty:
+            raise NotKnown("scales not known beside a sizes input: onnxruntime refuses it "
+                           "from opset 13 (not both), at 11 runs it with empty scales")
+        return {2: count}
+    if 3 in given and sizes_value is None:
+        sizes = types[1 + [k for k in given if k > 0].index(3)]
+        if sizes.ndim != 1 or not isinstance(sizes.shape[0], int):
+            raise NotKnown("sizes not known of a length not known: onnxruntime's ONNX "
+                           "inference reads them as empty and refuses the model")
+        return {3: count}
+    return {}
 
 
 def _scales(x: Any, picked: list[int], scales_value: Any, sizes_value: Any,
@@ -304,12 +337,17 @@ def build_resize_10(types: tuple, scales_value: Any = None, mode: str = "nearest
 
 def _by_scales(types: tuple, values: Any, mode: str) -> dict[str, Any]:
     """The sizes of Upsample and Resize-10: each axis's ``floor(size * scale)`` where its
-    scale is known (:func:`_scaled`), else unknown; a linear one onnxruntime's kernel
-    does not interpolate (:func:`.resizecheck.interpolates`) is left untyped."""
+    scale is known (:func:`_scaled`), else unknown; the scales input one entry per axis
+    (onnxruntime: "Number of elements in scales should be equal to rank"); a known
+    infinite scale refused (onnxruntime refuses the model when it loads it); a linear
+    one onnxruntime's kernel does not interpolate (:func:`.resizecheck.interpolates`)
+    is left untyped."""
     x = types[0]
     if values is not None and len(values) != x.ndim:
         raise ParamError(f"{len(values)} scales for a tensor of dimension {x.ndim}")
     known = [float(v) if isinstance(v, int | float) else None for v in values or ()]
+    if any(v is not None and math.isinf(v) for v in known):
+        raise ParamError("an infinite scale: onnxruntime refuses the model when it loads it")
     if mode == "linear":
         ratios = [of_ratio(None if v is None or math.isinf(v) else Fraction(v))
                   for v in known] if values is not None else [(None, None)] * x.ndim
@@ -331,8 +369,8 @@ def _by_scales(types: tuple, values: Any, mode: str) -> dict[str, Any]:
         else:
             out[ax] = size
             clauses.extend(bound)
-    return {"x": a, "rest": [typed(g.dims, "S") for g in groups("r", len(types) - 1)],
-            "y": out, "fits": clauses}
+    return {"x": a, "rest": [typed([x.ndim], "S")] * (len(types) - 1), "y": out,
+            "fits": clauses}
 
 
 def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:

@@ -37,10 +37,17 @@ _EXACT = 1 << 24
 _SEARCHED = 1 << 16
 
 
-def float32_scaled(n: int, scale: float) -> int:
+#: The float32 products onnxruntime's cast to int64 is defined at (below ``2**63``).
+_CAST = 2.0**63
+
+
+def float32_scaled(n: int, scale: float) -> int | None:
     """onnxruntime's size of an axis of ``n`` by ``scale``: ``int(float(n) * scale)`` in
-    float32 (``UpsampleBase::ComputeOutputShape``)."""
-    return int(np.float32(n) * np.float32(scale))
+    float32 (``UpsampleBase::ComputeOutputShape``); None where the product is no size
+    (inf, or past int64: the C++ cast is undefined there)."""
+    with np.errstate(over="ignore"):
+        product = np.float32(n) * np.float32(scale)
+    return int(product) if np.isfinite(product) and product < _CAST else None
 
 
 @lru_cache(maxsize=256)
@@ -58,9 +65,20 @@ def exact_through(scale: float) -> int:
     if bound >= _SEARCHED - 1:
         return bound
     n = np.arange(_SEARCHED, dtype=np.int64)
-    ort = (n.astype(np.float32) * np.float32(scale)).astype(np.int64)
-    wrong = np.flatnonzero(ort != (n * p) // q)
+    if p < _BIG and q < _BIG:
+        exact = (n * p) // q
+    else:  # (a tiny or huge scale: its ratio's terms are past int64)
+        exact = np.array([(i * p) // q for i in range(_SEARCHED)], dtype=object)
+    with np.errstate(over="ignore"):
+        product = n.astype(np.float32) * np.float32(scale)
+    sized = np.isfinite(product) & (product < _CAST)
+    ort = np.where(sized, product, 0).astype(np.int64)
+    wrong = np.flatnonzero(~sized | (ort != exact).astype(bool))
     return int(wrong[0]) - 1 if wrong.size else _SEARCHED - 1
+
+
+#: Ratio terms whose products by the searched sizes stay in int64.
+_BIG = 1 << 46
 
 
 def valid_scale(scale: float) -> bool:
