@@ -284,12 +284,15 @@ def _tail(x: DimLike, v: Any) -> tuple[Any, int] | None:
 
 
 def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
-    """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``: with ``n`` from
-    some ``v`` on ``a1*v + b1`` and ``d`` an int or ``a2*v + b2`` (``a2 >= 1``; a falling
+    """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``, ``n`` and ``d``
+    from some ``v`` on polynomials in ``v`` (their own :func:`_tail`); a divisor 0 there
+    leaves no value. By an int ``d``, ``n == d*p + c`` with ``p``'s coefficients ints
+    (else None: :func:`_by_residues` splits ``v`` into classes first) gives ``p + c//d``
+    and ``c % d``. By ``d == a2*v + b2`` and ``n == a1*v + b1`` (``a2 >= 1``; a falling
     divisor is read with both signs turned, as Python's ``//`` and ``%`` allow), ``n`` is
     ``q*d + r*v + s`` (``q, r = divmod(a1, a2)``), so the quotient is ``q`` and the
     remainder ``r*v + s`` once that lies in ``[0, d)`` (``r == 0 > s``: ``q - 1`` and
-    ``d + s``); a divisor 0 there leaves no value."""
+    ``d + s``). A dividend or divisor of degree 2 or more is :func:`_by_polynomial`'s."""
     top, bottom = _tail(atom.args[0], v), _tail(atom.args[1], v)
     if top is None or bottom is None or top[0] is _NOWHERE:
         return None if top is None or bottom is None else top
