@@ -270,3 +270,30 @@ def test_run_past_the_class_cap_grounds_exactly_the_sizes_some_input_gives(expr,
     given = {shape[0] for m in FAR for shape in [_python(fn, sizes[0], m)]
              if shape is not None and shape[0] in FAR_OUT}
     assert found == given, (expr, sizes, found - given, given - found)
+
+
+@pytest.mark.parametrize("expr", PAST_CLASSES[:2] + PAST_CLASSES[6:7])
+def test_refine_past_the_class_cap_refuses_an_output_no_size_gives(expr):
+    fn = eval(f"lambda n, m: {expr}")  # noqa: S307 (the test's own expressions)
+    op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
+    x, y = kt.TensorType("float32", (3,))("x"), kt.TensorType("float32", (None,))("y")
+    out = op(x, y)
+    for k in range(12):
+        given = sorted(m for m in FAR if fn(3, m) == k)
+        try:
+            got = kt.refine([out], given={out: f"float32[{k}]"})[y].shape[0]
+        except kt.RefinementError:
+            assert not given, (expr, k, given)
+            continue
+        assert given, (expr, k, got)
+        assert not isinstance(got, int) or got in given and len(given) == 1, (expr, k, got)
+
+
+@pytest.mark.parametrize("expr", PAST_CLASSES[:2] + PAST_CLASSES[6:7])
+def test_query_past_the_class_cap_answers_exactly_the_outputs_some_size_gives(expr):
+    fn = eval(f"lambda n, m: {expr}")  # noqa: S307 (the test's own expressions)
+    op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
+    a, b = kt.TensorType("float32", (3,)), kt.TensorType("float32", (kt.Dim("b"),))
+    for k in range(12):
+        answers = list(kt.query(op, [a, b], [kt.TensorType("float32", (k,))]))
+        assert bool(answers) == any(fn(3, m) == k for m in FAR), (expr, k, answers)
