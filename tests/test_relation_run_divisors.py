@@ -253,7 +253,10 @@ PAST_CLASSES = [
     "(1*m*m*m*m + n)%(-3 + 4*m)", "(1 + 5*m*m + 3*m*m*m + 3*m*m*m*m)%(-2 + 4*m)",
     "(2 + 2*m*m*m + 4*m*m*m*m + n)//(3 + 5*m) + (2 + 2*m*m*m + 4*m*m*m*m + n) % (3 + 5*m)",
     "(m*m*m*m*m)//(2*m + 1) + (m*m*m*m)%(3*m+1)", "(m*m*m*m*m*m)//(2*m + 1)",
-    "(m*m*m*m*m)//(3*m*m + 1)"]
+    "(m*m*m*m*m)//(3*m*m + 1)",
+    # by a quadratic: the pseudo-remainder's bound (found by a random hunt)
+    "(6*m*m*m*m*m + 3*m*m*m*m + 3*m*m*m + 4*m + n - 3)%(5*m*m + 5*m + 4)",
+    "(m*m*m*m*m + 2*m*m*m*m + 4*m*m*m + m*m + 5*m + 1 + n)%(5*m*m + 3*m - 2)"]
 
 
 @pytest.mark.parametrize("sizes", [(3, None), (1, "b")], ids=["3-open", "1-b"])

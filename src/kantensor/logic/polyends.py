@@ -22,7 +22,7 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.divisors import int_divisors
 from ..types.poly import Opaque
 
-__all__ = ["MAX_DIVIDEND", "bounded_sizes", "coefficients", "past_roots"]
+__all__ = ["MAX_DIVIDEND", "bounded_sizes", "coefficients", "int_roots", "past_roots"]
 
 #: The largest int whose divisors are listed (by trial division to its root).
 MAX_DIVIDEND = 10**12
@@ -44,16 +44,48 @@ def coefficients(x: DimLike, v: Any) -> dict[int, int] | None:
 def past_roots(value: DimLike, v: Any, start: int) -> int | None:
     """A size from which on ``value``, a polynomial in ``v`` that ``diff`` equals from
     ``start`` on, is never 0: ``start`` for a nonzero int, else past the bound on its
-    roots' size (``1 + max|c_i| / |c_n|``, Cauchy's); None where it is 0 (every size
-    from ``start`` on is one) or no polynomial in ``v`` alone."""
+    roots' size, the less of Cauchy's ``1 + max|c_i| / |c_n|`` and Fujiwara's ``2*max
+    (|c_(n-k)| / |c_n|)**(1/k)``; None where it is 0 (every size from ``start`` on is
+    one) or no polynomial in ``v`` alone."""
     if isinstance(value, int):
         return None if value == 0 else start
     found = coefficients(value, v)
     if found is None:
         return None
     top = max(found)
+    lead = abs(found[top])
     lower = max((abs(c) for k, c in found.items() if k != top), default=0)
-    return max(start, 2 + lower // abs(found[top]))
+    fujiwara = 2 * max((_root_up(-(-abs(c) // lead), top - k) for k, c in found.items()
+                        if k != top), default=0) + 1
+    return max(start, min(2 + lower // lead, fujiwara))
+
+
+def _root_up(q: int, k: int) -> int:
+    """The least int ``b >= 0`` with ``b**k >= q`` (past a float's range, one such)."""
+    if q.bit_length() > 1000:
+        return 1 << -(-q.bit_length() // k)
+    b = max(0, round(q ** (1 / k)))
+    while b**k < q:
+        b += 1
+    while b > 0 and (b - 1) ** k >= q:
+        b -= 1
+    return b
+
+
+def int_roots(diff: DimLike, v: Any) -> tuple[int, ...] | None:
+    """The sizes that are roots of a polynomial in ``v`` alone (each divides its lowest
+    coefficient, or is 0); None where it is no such polynomial or that coefficient is
+    past :data:`MAX_DIVIDEND`."""
+    powers = coefficients(diff, v)
+    if powers is None:
+        return None
+    low = min(k for k, c in powers.items() if c)
+    lowest = abs(powers[low])
+    if lowest > MAX_DIVIDEND:
+        return None
+    tried = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
+    return tuple(r for r in sorted(tried)
+                 if sum(c * r**k for k, c in powers.items()) == 0)
 
 
 def bounded_sizes(diff: DimLike, v: Any) -> range | list[int] | None:
@@ -117,8 +149,10 @@ def _remainder_sizes(op: str, n: DimLike, d: DimLike, k: int, v: Any) -> list[in
     (those ``v``, and the ``v`` where ``d <= 0``). None where that int is 0, past
     :data:`MAX_DIVIDEND`, or the form differs."""
     top, line = coefficients(n, v), coefficients(d, v)
-    if op != "%" or top is None or line is None or max(line) != 1 or k < 0:
+    if op != "%" or top is None or line is None or k < 0 or max(line) < 1:
         return None
+    if max(line) > 1:
+        return _remainder_past(top, line, k, v)
     a, b, degree = line[1], line.get(0, 0), max(top)
     gap = abs(a**degree * k - sum(c * a**(degree - i) * (-b)**i for i, c in top.items()))
     if gap == 0 or gap > MAX_DIVIDEND:
@@ -126,6 +160,39 @@ def _remainder_sizes(op: str, n: DimLike, d: DimLike, k: int, v: Any) -> list[in
     low = range(max(0, -(b // a) + 1))  # (d <= 0 there)
     return sorted({*low, *((e - b) // a for e in int_divisors(gap) if (e - b) % a == 0
                            and e >= b)})
+
+
+def _remainder_past(top: dict[int, int], bottom: dict[int, int], k: int, v: Any
+                    ) -> list[int] | None:
+    """:func:`_remainder_sizes` by a ``d`` of degree ``D >= 2``: the pseudo-remainder
+    ``R`` (``lead**e * n == Q*d + R``, ``e == N - D + 1``, ``R`` of degree below ``D``)
+    makes ``d`` divide ``g == R - lead**e * k``, so where ``d > |g|`` (past the roots of
+    ``d - g`` and ``d + g``) ``g`` is 0: the sizes below, and ``g``'s int roots. None
+    where ``g`` is 0 or its roots are not listed."""
+    high, lead = max(bottom), bottom[max(bottom)]
+    left, steps = {p: c for p, c in top.items() if c}, 0
+    while left and max(left) >= high:
+        shift, c = max(left) - high, left[max(left)]
+        left = {p: lead * c for p, c in left.items()}
+        for p, b in bottom.items():
+            left[p + shift] = left.get(p + shift, 0) - c * b
+        left, steps = {p: c for p, c in left.items() if c}, steps + 1
+    scale = lead ** max(0, max(top) - high + 1 - steps)
+    power = lead ** max(steps, max(top) - high + 1)
+    g = {p: c * scale for p, c in left.items()}
+    g[0] = g.get(0, 0) - power * k
+    x = unknown(v) if not isinstance(v, str) else Dim(v)
+    gap, d = _polynomial(g, x), _polynomial(bottom, x)
+    roots = int_roots(gap, v) if not isinstance(gap, int) else () if gap else None
+    ends = [past_roots(d + gap, v, 0), past_roots(d - gap, v, 0), past_roots(d, v, 0)]
+    if roots is None or None in ends:
+        return None
+    return sorted({*range(max(ends)), *roots})
+
+
+def _polynomial(found: dict[int, int], x: Dim) -> DimLike:
+    """The polynomial in ``x`` with these coefficients by power."""
+    return sum((c if p == 0 else c * x**p for p, c in found.items() if c), 0)
 
 
 def _without(divisors: list, d: DimLike) -> DimLike:

@@ -24,7 +24,7 @@ from ..types.divisors import by_size, divides, int_divisors
 from ..types.poly import Opaque
 from ..types.readback import has_opaque
 from ..types.symbols import free_symbols, substitute
-from .polyends import MAX_DIVIDEND, bounded_sizes, coefficients, past_roots
+from .polyends import MAX_DIVIDEND, bounded_sizes, coefficients, int_roots, past_roots
 
 __all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
            "no_divisor", "tail_values"]
@@ -35,6 +35,9 @@ MAX_VALUES = 64
 #: Most sizes :func:`tail_values` tries one by one below the point where every divisor
 #: exceeds its dividend.
 MAX_TRIED = 256
+#: Most sizes tried where the floors' bounds end ``diff`` (logic/polyends): more than
+#: :data:`MAX_TRIED`, since only they decide it there (else a grounding waits unjudged).
+MAX_BOUNDED = 2048
 
 
 def divided_values(diff: Dim, v: Any) -> int | tuple[int, ...] | Any:
@@ -107,7 +110,7 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
         return None
     (name,) = names
     if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
-        roots = _int_roots(diff, name)  # none)
+        roots = int_roots(diff, name)  # none)
         return roots if roots is None or roots else NO_SOLUTION
     if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
         return None
@@ -120,22 +123,6 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
-
-
-def _int_roots(diff: Dim, v: Any) -> tuple[int, ...] | None:
-    """The sizes that are roots of a polynomial in ``v`` alone (each divides its lowest
-    coefficient, or is 0); None where it is no such polynomial or that coefficient is
-    past :data:`MAX_DIVIDEND`."""
-    powers = coefficients(diff, v)
-    if powers is None:
-        return None
-    low = min(k for k, c in powers.items() if c)
-    lowest = abs(powers[low])
-    if lowest > MAX_DIVIDEND:
-        return None
-    tried = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
-    return tuple(r for r in sorted(tried)
-                 if sum(c * r**k for k, c in powers.items()) == 0)
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
@@ -160,7 +147,7 @@ def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
                       if period is not None and period > 1
                       and (found := _by_residues(diff, v, period)) is not None), None)
         sizes = bounded_sizes(diff, v) if found is None else None  # (classes past the cap)
-        if sizes is None or len(sizes) > MAX_TRIED:
+        if sizes is None or len(sizes) > MAX_BOUNDED:
             return found
     else:
         sizes = range(end)
