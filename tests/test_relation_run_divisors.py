@@ -240,3 +240,63 @@ def test_run_over_named_sizes_grounds_what_their_where_clause_allows(text):
         if shape is not None and shape[0] < 8:
             given.add(shape[0])
     assert found == given, (text, found - given, given - found)
+
+
+#: quotients whose leading coefficients make more classes of ``m``'s residues than
+#: logic/quotients reads (``4**3 == 64``, ``5**3``, the lcm 16*27 of a sum's two): the
+#: floors' bounds end them instead (logic/polyends), where before ``membero`` grounded
+#: sizes no ``m`` gives (review22B); judged by Python over a wider domain and outputs
+FAR = range(2000)
+FAR_OUT = tuple(range(40))
+PAST_CLASSES = [
+    "(m*m*m*m)//(4*m+1)", "(m*m*m*m)%(4*m+1)", "(m*m*m*m + 3)%(4*m - 3)",
+    "(1*m*m*m*m + n)%(-3 + 4*m)", "(1 + 5*m*m + 3*m*m*m + 3*m*m*m*m)%(-2 + 4*m)",
+    "(2 + 2*m*m*m + 4*m*m*m*m + n)//(3 + 5*m) + (2 + 2*m*m*m + 4*m*m*m*m + n) % (3 + 5*m)",
+    "(m*m*m*m*m)//(2*m + 1) + (m*m*m*m)%(3*m+1)", "(m*m*m*m*m*m)//(2*m + 1)",
+    "(m*m*m*m*m)//(3*m*m + 1)",
+    # by a quadratic: the pseudo-remainder's bound (found by a random hunt)
+    "(6*m*m*m*m*m + 3*m*m*m*m + 3*m*m*m + 4*m + n - 3)%(5*m*m + 5*m + 4)",
+    "(m*m*m*m*m + 2*m*m*m*m + 4*m*m*m + m*m + 5*m + 1 + n)%(5*m*m + 3*m - 2)"]
+
+
+@pytest.mark.parametrize("sizes", [(3, None), (1, "b")], ids=["3-open", "1-b"])
+@pytest.mark.parametrize("expr", PAST_CLASSES)
+def test_run_past_the_class_cap_grounds_exactly_the_sizes_some_input_gives(expr, sizes):
+    fn = eval(f"lambda n, m: ({expr},)")  # noqa: S307 (the test's own expressions)
+    op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
+    second = kt.Dim(sizes[1]) if sizes[1] else var()
+    types = [kt.pattern("float32", (sizes[0],)),
+             kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
+    out = var()
+    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
+                    membero(out, FAR_OUT)))
+    given = {shape[0] for m in FAR for shape in [_python(fn, sizes[0], m)]
+             if shape is not None and shape[0] in FAR_OUT}
+    assert found == given, (expr, sizes, found - given, given - found)
+
+
+@pytest.mark.parametrize("expr", PAST_CLASSES[:2] + PAST_CLASSES[6:7])
+def test_refine_past_the_class_cap_refuses_an_output_no_size_gives(expr):
+    fn = eval(f"lambda n, m: {expr}")  # noqa: S307 (the test's own expressions)
+    op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
+    x, y = kt.TensorType("float32", (3,))("x"), kt.TensorType("float32", (None,))("y")
+    out = op(x, y)
+    for k in range(12):
+        given = sorted(m for m in FAR if fn(3, m) == k)
+        try:
+            got = kt.refine([out], given={out: f"float32[{k}]"})[y].shape[0]
+        except kt.RefinementError:
+            assert not given, (expr, k, given)
+            continue
+        assert given, (expr, k, got)
+        assert not isinstance(got, int) or got in given and len(given) == 1, (expr, k, got)
+
+
+@pytest.mark.parametrize("expr", PAST_CLASSES[:2] + PAST_CLASSES[6:7])
+def test_query_past_the_class_cap_answers_exactly_the_outputs_some_size_gives(expr):
+    fn = eval(f"lambda n, m: {expr}")  # noqa: S307 (the test's own expressions)
+    op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
+    a, b = kt.TensorType("float32", (3,)), kt.TensorType("float32", (kt.Dim("b"),))
+    for k in range(12):
+        answers = list(kt.query(op, [a, b], [kt.TensorType("float32", (k,))]))
+        assert bool(answers) == any(fn(3, m) == k for m in FAR), (expr, k, answers)

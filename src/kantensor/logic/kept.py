@@ -46,8 +46,13 @@ def _zeros(x: DimLike) -> list:
     if type(x) is not Dim:
         return []
     return [(mono, c) for mono, c in x._terms  # the canonical polynomial (same family)
-            if any(type(a) is Opaque and a.op in ("//", "%") and type(a.args[0]) is int
-                   and a.args[0] == 0 for a, _ in mono)]
+            if any(_kept(a) for a, _ in mono)]
+
+
+def _kept(atom: object) -> bool:
+    """Whether an atom of a canonical polynomial is a kept ``0//v`` or ``0 % v``."""
+    return type(atom) is Opaque and atom.op in ("//", "%") and type(atom.args[0]) is int \
+        and atom.args[0] == 0
 
 
 def _dropped(x: DimLike, under: Facts) -> DimLike:
@@ -55,8 +60,7 @@ def _dropped(x: DimLike, under: Facts) -> DimLike:
     nonzero (``x`` itself where there are none)."""
     drop = [(mono, c) for mono, c in _zeros(x)
             if all(under.decide((a.args[1], "!=", 0)) is True for a, _ in mono
-                   if type(a) is Opaque and a.op in ("//", "%") and type(a.args[0]) is int
-                   and a.args[0] == 0)]
+                   if _kept(a))]
     if not drop:
         return x
     return of_terms([t for t in x._terms if t not in drop])

@@ -24,17 +24,20 @@ from ..types.divisors import by_size, divides, int_divisors
 from ..types.poly import Opaque
 from ..types.readback import has_opaque
 from ..types.symbols import free_symbols, substitute
+from .polyends import MAX_DIVIDEND, bounded_sizes, coefficients, int_roots, past_roots
 
 __all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
            "no_divisor", "tail_values"]
 
-#: Most divisors a quotient leaves listed (more: the equation waits, as before), and the
-#: largest dividend whose divisors a remainder lists (by trial division to its root).
+#: Most divisors a quotient leaves listed (more: the equation waits, as before); the
+#: largest dividend whose divisors a remainder lists is polyends.MAX_DIVIDEND.
 MAX_VALUES = 64
-MAX_DIVIDEND = 10**12
 #: Most sizes :func:`tail_values` tries one by one below the point where every divisor
 #: exceeds its dividend.
 MAX_TRIED = 256
+#: Most sizes tried where the floors' bounds end ``diff`` (logic/polyends): more than
+#: :data:`MAX_TRIED`, since only they decide it there (else a grounding waits unjudged).
+MAX_BOUNDED = 2048
 
 
 def divided_values(diff: Dim, v: Any) -> int | tuple[int, ...] | Any:
@@ -107,7 +110,7 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
         return None
     (name,) = names
     if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
-        roots = _int_roots(diff, name)  # none)
+        roots = int_roots(diff, name)  # none)
         return roots if roots is None or roots else NO_SOLUTION
     if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
         return None
@@ -120,22 +123,6 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
-
-
-def _int_roots(diff: Dim, v: Any) -> tuple[int, ...] | None:
-    """The sizes that are roots of a polynomial in ``v`` alone (each divides its lowest
-    coefficient, or is 0); None where it is no such polynomial or that coefficient is
-    past :data:`MAX_DIVIDEND`."""
-    coefficients = _coefficients(diff, v)
-    if coefficients is None:
-        return None
-    low = min(k for k, c in coefficients.items() if c)
-    lowest = abs(coefficients[low])
-    if lowest > MAX_DIVIDEND:
-        return None
-    tried = {0, *int_divisors(lowest)} if low > 0 else set(int_divisors(lowest))
-    return tuple(r for r in sorted(tried)
-                 if sum(c * r**k for k, c in coefficients.items()) == 0)
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
@@ -156,10 +143,15 @@ def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
         return None  # (a polynomial's roots are solve_one's)
     end = _end(diff, v)
     if end is None:
-        return next((found for period in (_period(diff._terms, v), MAX_PERIOD)
-                     if period is not None and period > 1
-                     and (found := _by_residues(diff, v, period)) is not None), None)
-    found = tuple(n for n in range(end) if may_hold(diff, {v: n}))
+        found = next((found for period in (_period(diff._terms, v), MAX_PERIOD)
+                      if period is not None and period > 1
+                      and (found := _by_residues(diff, v, period)) is not None), None)
+        sizes = bounded_sizes(diff, v) if found is None else None  # (classes past the cap)
+        if sizes is None or len(sizes) > MAX_BOUNDED:
+            return found
+    else:
+        sizes = range(end)
+    found = tuple(n for n in sizes if may_hold(diff, {v: n}))
     return found if len(found) <= MAX_VALUES else None
 
 
@@ -170,7 +162,7 @@ def _end(diff: DimLike, v: Any) -> int | None:
     if tail is None:
         return None
     value, start = tail
-    end = start if value is _NOWHERE else _past_roots(value, v, start)
+    end = start if value is _NOWHERE else past_roots(value, v, start)
     return None if end is None or end > MAX_TRIED else end
 
 
@@ -239,7 +231,7 @@ def _denominator(n: DimLike, d: Dim, v: Any) -> int:
     coefficient of ``v**i`` is a fraction over ``b**(N - D - i + 1)``, and each of
     ``t**j``, ``j >= 1``, takes ``L**j`` times it); 1 where they are no polynomials in
     ``v`` or :data:`MAX_CLASSES` is passed (then the classes are not tried)."""
-    top, bottom = _coefficients(n, v), _coefficients(d, v)
+    top, bottom = coefficients(n, v), coefficients(d, v)
     if top is None or bottom is None:
         return 1
     high = max(k for k, c in bottom.items() if c)
@@ -279,12 +271,15 @@ def _tail(x: DimLike, v: Any) -> tuple[Any, int] | None:
 
 
 def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
-    """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``: with ``n`` from
-    some ``v`` on ``a1*v + b1`` and ``d`` an int or ``a2*v + b2`` (``a2 >= 1``; a falling
+    """:func:`_tail` of a quotient or remainder ``n // d`` or ``n % d``, ``n`` and ``d``
+    from some ``v`` on polynomials in ``v`` (their own :func:`_tail`); a divisor 0 there
+    leaves no value. By an int ``d``, ``n == d*p + c`` with ``p``'s coefficients ints
+    (else None: :func:`_by_residues` splits ``v`` into classes first) gives ``p + c//d``
+    and ``c % d``. By ``d == a2*v + b2`` and ``n == a1*v + b1`` (``a2 >= 1``; a falling
     divisor is read with both signs turned, as Python's ``//`` and ``%`` allow), ``n`` is
     ``q*d + r*v + s`` (``q, r = divmod(a1, a2)``), so the quotient is ``q`` and the
     remainder ``r*v + s`` once that lies in ``[0, d)`` (``r == 0 > s``: ``q - 1`` and
-    ``d + s``); a divisor 0 there leaves no value."""
+    ``d + s``). A dividend or divisor of degree 2 or more is :func:`_by_polynomial`'s."""
     top, bottom = _tail(atom.args[0], v), _tail(atom.args[1], v)
     if top is None or bottom is None or top[0] is _NOWHERE:
         return None if top is None or bottom is None else top
@@ -297,7 +292,7 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
             return _NOWHERE, start
         if isinstance(n, int):
             return (n // d if atom.op == "//" else n % d), start
-        top = _coefficients(n, v)  # d*p + c: p + c//d and c % d (a class of v's residues)
+        top = coefficients(n, v)  # d*p + c: p + c//d and c % d (a class of v's residues)
         if top is None or any(c % d for k, c in top.items() if k):
             return None
         c = top.get(0, 0)
@@ -305,11 +300,11 @@ def _divided_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         p = _polynomial({k: c // d for k, c in top.items() if k}, x)
         return (p + c // d if atom.op == "//" else c % d), start
     line = linear_form(d, v)
-    top = _coefficients(n, v)
+    top = coefficients(n, v)
     if top is None:
         return None
     if line is None or max(top) > 1:  # (a divisor of degree 2 or more, or a dividend:
-        found = _by_polynomial(top, _coefficients(d, v), v)  # (v*v)//v is v from 1)
+        found = _by_polynomial(top, coefficients(d, v), v)  # (v*v)//v is v from 1)
         return None if found is None else \
             (found[0] if atom.op == "//" else found[1], max(start, found[2]))
     if line[0] == 0:
@@ -355,7 +350,7 @@ def _by_polynomial(top: dict[int, int], bottom: dict[int, int] | None, v: Any
     start = 0
     for part in (r, d - r):
         if not isinstance(part, int):
-            past = _past_roots(part, v, 0)
+            past = past_roots(part, v, 0)
             if past is None:
                 return None
             start = max(start, past)
@@ -380,7 +375,7 @@ def _extreme_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
         gap = value - best
         if gap == 0:
             continue
-        past = _past_roots(gap, v, start)
+        past = past_roots(gap, v, start)
         lead = _leading(gap, v)
         if past is None or lead is None:
             return None
@@ -392,42 +387,14 @@ def _extreme_tail(atom: Opaque, v: Any) -> tuple[Any, int] | None:
 
 def _leading(x: DimLike, v: Any) -> int | None:
     """The leading coefficient of a polynomial in ``v`` alone, None where it is none."""
-    coefficients = _coefficients(x, v)
-    return None if coefficients is None else coefficients[max(coefficients)]
+    powers = coefficients(x, v)
+    return None if powers is None else powers[max(powers)]
 
 
 def _from(a: int, b: int, least: int) -> int:
     """The least size ``v`` with ``a*v + b >= least`` for an ``a >= 0`` (with ``a == 0``,
     ``b >= least``: each use's form has it)."""
     return 0 if a == 0 else max(0, -((b - least) // a))
-
-
-def _past_roots(value: DimLike, v: Any, start: int) -> int | None:
-    """A size from which on ``value``, a polynomial in ``v`` that ``diff`` equals from
-    ``start`` on, is never 0: ``start`` for a nonzero int, else past the bound on its
-    roots' size (``1 + max|c_i| / |c_n|``, Cauchy's); None where it is 0 (every size
-    from ``start`` on is one) or no polynomial in ``v`` alone."""
-    if isinstance(value, int):
-        return None if value == 0 else start
-    coefficients = _coefficients(value, v)
-    if coefficients is None:
-        return None
-    top = max(coefficients)
-    lower = max((abs(c) for k, c in coefficients.items() if k != top), default=0)
-    return max(start, 2 + lower // abs(coefficients[top]))
-
-
-def _coefficients(x: DimLike, v: Any) -> dict[int, int] | None:
-    """A polynomial in ``v`` alone as its coefficients by power (``{0: x}`` for an int);
-    None where ``x`` is not one."""
-    if isinstance(x, int):
-        return {0: x}
-    found = {}
-    for mono, c in x._terms:  # the canonical polynomial (same package family)
-        if len(mono) > 1 or (mono and mono[0][0] != v):
-            return None
-        found[mono[0][1] if mono else 0] = c
-    return found
 
 
 def _difference(c: Any, s: dict) -> DimLike | None:
