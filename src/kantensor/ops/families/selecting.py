@@ -136,9 +136,10 @@ def lexsort(*keys: np.ndarray, axis: int) -> np.ndarray:
 
 
 def argsort_rows(x: np.ndarray) -> np.ndarray:
-    """The int64 stable order of ``x``'s rows, compared lexicographically (the first
-    column first): ``np.lexsort`` of the columns, the last key first; the rows in order
-    where there is no column (no key to sort by: ``np.lexsort`` refuses none)."""
-    if x.shape[1] == 0:
-        return np.arange(x.shape[0], dtype=np.int64)
-    return np.lexsort(x.T[::-1]).astype(np.int64)
+    """The int64 stable order of the rows of each of ``x``'s matrices (its last two
+    axes), compared lexicographically (the first column first): ``np.lexsort`` of the
+    columns along the rows, the last key first; the rows in order where there is no
+    column (no key to sort by: ``np.lexsort`` refuses none)."""
+    if x.shape[-1] == 0:
+        return np.broadcast_to(np.arange(x.shape[-2], dtype=np.int64), x.shape[:-1]).copy()
+    return np.lexsort(np.moveaxis(x, -1, 0)[::-1], axis=-1).astype(np.int64)
