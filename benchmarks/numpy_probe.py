@@ -23,14 +23,13 @@ import inspect
 import itertools
 import random
 import sys
-import warnings
 from collections import Counter
 
 import numpy as np
 
 import kantensor as kt
 from kantensor.ops.catalogue import load_all
-from npprograms import FAILS, compile_program, judge, run_numpy
+from npprograms import compile_program, judge, run_numpy, run_on, shape_at
 
 BOX = (0, 1, 2, 3)
 DTYPES = ("float32", "float64", "int8", "int32", "int64", "uint8", "bool", "float16",
@@ -180,24 +179,11 @@ def _data_error(source: str, types: list[str], sizes: dict) -> bool:
     fn = compile_program(source)
     rng = np.random.default_rng(0)
     for make in (_identity, rng.standard_normal):
-        arrays = []
-        for t in types:
-            tt = kt.TensorType.parse(t)
-            shape = tuple(sizes[d.name] if isinstance(d, kt.Dim) else d for d in tt.shape)
-            arrays.append(np.asarray(make(shape)).astype(tt.dtype))
-        if not isinstance(run_numpy_on(fn, arrays), BaseException):
+        arrays = [np.asarray(make(shape)).astype(dtype)
+                  for shape, dtype in (shape_at(t, sizes) for t in types)]
+        if not isinstance(run_on(fn, arrays), BaseException):
             return True
     return False
-
-
-def run_numpy_on(fn, arrays: list[np.ndarray]):
-    """``fn`` on ``arrays``: the result, or the exception NumPy raises."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        try:
-            return fn(*arrays)
-        except FAILS as exc:
-            return exc
 
 
 def _runs(source: str, types: list[str]) -> bool:

@@ -82,10 +82,14 @@ class Program:
         return list(self.values)[-1]
 
 
-def _array(t: str, sizes: dict[str, int]) -> np.ndarray:
+def shape_at(t: str, sizes: dict[str, int]) -> tuple[tuple[int, ...], str]:
+    """The shape and dtype of the type text ``t`` with its named sizes at ``sizes``."""
     tt = kt.TensorType.parse(t)
-    shape = [sizes[d.name] if isinstance(d, kt.Dim) else d for d in tt.shape]
-    return np.zeros(shape, tt.dtype)
+    return tuple(sizes[d.name] if isinstance(d, kt.Dim) else d for d in tt.shape), tt.dtype
+
+
+def _array(t: str, sizes: dict[str, int]) -> np.ndarray:
+    return np.zeros(*shape_at(t, sizes))
 
 
 def compile_program(source: str):
@@ -97,7 +101,11 @@ def compile_program(source: str):
 
 def run_numpy(fn, types: list[str], sizes: dict[str, int]):
     """``fn`` on zero arrays of ``types`` at ``sizes``: the result, or the exception."""
-    arrays = [_array(t, sizes) for t in types]
+    return run_on(fn, [_array(t, sizes) for t in types])
+
+
+def run_on(fn, arrays: list[np.ndarray]):
+    """``fn`` on ``arrays``: the result, or the exception NumPy raises."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:

@@ -197,12 +197,18 @@ def test_upsample_contract_never_valid_where_onnxruntime_refuses(opset):
         scales = [first] + [1.0] * (rank - 2) + [last]
         names = [f"d{i}" for i in range(rank)]
         model = _upsample(opset, names, scales, mode)
-        contract, typed = _contract(model)
-        for point in _points(rank, rng):
-            sizes = dict(zip(names, point, strict=True))
-            seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
-                        lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
+        _judge_points(model, names, rng, seen, (rank, mode, scales))
     assert seen["valid"] >= 100 and seen["refused"] >= 100, seen
+
+
+def _judge_points(model, names: list[str], rng, seen: dict, case: tuple) -> None:
+    """Count into ``seen`` each of ``_points``' verdicts on ``model`` (its contract and
+    types against onnxruntime's run at each point of its sizes ``names``)."""
+    contract, typed = _contract(model)
+    for point in _points(len(names), rng):
+        sizes = dict(zip(names, point, strict=True))
+        seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
+                    lambda t=typed: t, point, sizes, case)] += 1
 
 
 def test_resize_10_contract_and_types_are_onnxruntime_s():
@@ -218,11 +224,7 @@ def test_resize_10_contract_and_types_are_onnxruntime_s():
         scales = ([first] + [1.0] * (rank - 2) + [last])[-rank:]
         names = [f"d{i}" for i in range(rank)]
         model = _upsample(10, names, scales, mode, op="Resize")
-        contract, typed = _contract(model)
-        for point in _points(rank, rng):
-            sizes = dict(zip(names, point, strict=True))
-            seen[_judge(model, lambda s, c=contract: False if c is None else c.holds(**s).value,
-                        lambda t=typed: t, point, sizes, (rank, mode, scales))] += 1
+        _judge_points(model, names, rng, seen, (rank, mode, scales))
     assert seen["valid"] >= 600 and seen["refused"] >= 600, seen
 
 

@@ -155,15 +155,23 @@ POLYNOMIAL = [("(n),(m)->((m*m*m+1)//(m*m))", lambda n, m: ((m**3 + 1) // (m * m
 def test_run_over_a_polynomial_divisor_grounds_exactly_the_sizes_some_input_gives(
         text, fn, sizes):
     op = kt.op(text, name="polynomial")(lambda a, b: a)
+    found, given = _grounded(op, fn, sizes, ONE, OUT_SIZES)
+    assert found == given, (text, sizes, found - given, given - found)
+
+
+def _grounded(op, fn, sizes: tuple, domain, outs) -> tuple[set, set]:
+    """The output sizes ``run`` grounds for ``op`` beside ``membero(out, outs)`` (the
+    first input of size ``sizes[0]``, the second named ``sizes[1]`` or open), and those
+    Python's ``fn`` gives over the second's sizes in ``domain``."""
     second = kt.Dim(sizes[1]) if sizes[1] else var()
     types = [kt.pattern("float32", (sizes[0],)),
              kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
     out = var()
     found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
-                    membero(out, OUT_SIZES)))
-    given = {shape[0] for m in ONE for shape in [_python(fn, sizes[0], m)]
-             if shape is not None and shape[0] in OUT_SIZES}
-    assert found == given, (text, sizes, found - given, given - found)
+                    membero(out, outs)))
+    given = {shape[0] for m in domain for shape in [_python(fn, sizes[0], m)]
+             if shape is not None and shape[0] in outs}
+    return found, given
 
 
 #: found by a random hunt (one relation, run beside membero, against Python): waiting
@@ -264,14 +272,7 @@ PAST_CLASSES = [
 def test_run_past_the_class_cap_grounds_exactly_the_sizes_some_input_gives(expr, sizes):
     fn = eval(f"lambda n, m: ({expr},)")  # noqa: S307 (the test's own expressions)
     op = kt.op(f"(n),(m)->({expr})", name="far")(lambda a, b: a)
-    second = kt.Dim(sizes[1]) if sizes[1] else var()
-    types = [kt.pattern("float32", (sizes[0],)),
-             kt.TensorType("float32", (second,)) if sizes[1] else kt.pattern("float32", (second,))]
-    out = var()
-    found = set(run(0, out, kt.relation(op)(*types, kt.pattern("float32", (out,))),
-                    membero(out, FAR_OUT)))
-    given = {shape[0] for m in FAR for shape in [_python(fn, sizes[0], m)]
-             if shape is not None and shape[0] in FAR_OUT}
+    found, given = _grounded(op, fn, sizes, FAR, FAR_OUT)
     assert found == given, (expr, sizes, found - given, given - found)
 
 
