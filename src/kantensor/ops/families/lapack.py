@@ -45,8 +45,9 @@ _FLOAT_X = DTypeFunction(FLOAT, DTypeVar("x"))
 
 
 def unsupported(facts: Mapping[str, Any], types: tuple) -> str:
-    """NumPy's sentence for a dtype its linalg refuses (float16)."""
-    return f"array type {facts.get('got')} is unsupported in linalg"
+    """NumPy's sentence for a dtype its linalg refuses (float16: ``got`` of a failed dtype
+    clause, else the first input's)."""
+    return f"array type {facts.get('got', types[0].dtype)} is unsupported in linalg"
 
 
 def _floated(term: Any) -> set[str]:
@@ -99,7 +100,7 @@ def rendered(alternatives: Sequence[Alternative], as_numpy: bool) -> tuple[Alter
 
 #: The dtypes NumPy's pinv reads as inexact (it computes them in their own dtype), and
 #: those it reads as not (integers and bool; the low-precision ones are
-#: ``LINALG_IN_FLOAT64``): float16 is in neither (refused: "unsupported in linalg").
+#: ``LINALG_IN_FLOAT64``): float16 is in neither (empty matrices only, given back).
 _PINV_INEXACT = tuple(d for d in LINALG_AS_FLOAT if is_inexact(d))
 _PINV_EXACT = tuple(d for d in LINALG_AS_FLOAT if not is_inexact(d))
 
@@ -114,16 +115,21 @@ def _pinv_refused(facts: Any, types: tuple) -> str:
 
 
 def numpy_pinv(m: DimVar, n: DimVar, square: list, eps: bool) -> list:
-    """NumPy's pinv: a matrix of :data:`_PINV_INEXACT` typed ``float(x)``; of a dtype it
-    reads as not inexact, integers and bool (``float(x)``) or the low-precision ones
-    (float64, as NumPy computes them), only where the matrices have elements (NumPy
-    gives an empty one back in its own dtype: one type cannot say both), and not for
-    ``rtol=None`` (``eps``: NumPy raises at every size, no eps of such a dtype)."""
+    """NumPy's pinv: a matrix of :data:`_PINV_INEXACT` typed ``float(x)``; a float16 one
+    only where the matrices are empty (NumPy gives them back as they are, and raises
+    "array type float16 is unsupported in linalg" for any other); of a dtype it reads as
+    not inexact, integers and bool (``float(x)``) or the low-precision ones (float64, as
+    NumPy computes them), only where the matrices have elements (NumPy gives an empty
+    one back in its own dtype: one type cannot say both), and not for ``rtol=None``
+    (``eps``: NumPy raises at every size, no eps of such a dtype)."""
     x = DTypeVar("x")
     a = [typed([m, n], "x")]
     alts = [alternative(a, [typed([n, m], _FLOAT_X)],
                         [*square, checked(InCategory(x, _PINV_INEXACT), _pinv_refused)],
-                        loop="+")]
+                        loop="+"),
+            alternative(a, [typed([n, m], "x")], [
+                *square, checked((m * n).eq(0), unsupported),
+                checked(InCategory(x, ("float16",)), _pinv_refused)], loop="+")]
     if eps:
         return alts
     filled = checked(m * n >= 1, lambda _, types: (
