@@ -119,9 +119,10 @@ def numpy_pinv(m: DimVar, n: DimVar, square: list, eps: bool) -> list:
     only where the matrices are empty (NumPy gives them back as they are, and raises
     "array type float16 is unsupported in linalg" for any other); of a dtype it reads as
     not inexact, integers and bool (``float(x)``) or the low-precision ones (float64, as
-    NumPy computes them), only where the matrices have elements (NumPy gives an empty
-    one back in its own dtype: one type cannot say both), and not for ``rtol=None``
-    (``eps``: NumPy raises at every size, no eps of such a dtype)."""
+    NumPy computes them) where the matrices have elements, and in their own dtype where
+    they have none (NumPy gives them back so: two alternatives, the sizes choose; where
+    they are unknown, the build chooses non-empty), and not for ``rtol=None`` (``eps``:
+    NumPy raises at every size, no eps of such a dtype)."""
     x = DTypeVar("x")
     a = [typed([m, n], "x")]
     alts = [alternative(a, [typed([n, m], _FLOAT_X)],
@@ -139,6 +140,8 @@ def numpy_pinv(m: DimVar, n: DimVar, square: list, eps: bool) -> list:
     for kinds, dtype in ((_PINV_EXACT, _FLOAT_X), (LINALG_IN_FLOAT64, "float64")):
         alts.append(alternative(a, [typed([n, m], dtype)], [
             *square, filled, checked(InCategory(x, kinds), _pinv_refused)], loop="+"))
+        alts.append(alternative(a, [typed([n, m], "x")], [
+            *square, (m * n).eq(0), checked(InCategory(x, kinds), _pinv_refused)], loop="+"))
     return alts
 
 
