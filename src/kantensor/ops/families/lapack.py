@@ -14,7 +14,10 @@ one alternative where ``T`` is in :data:`~kantensor.types.dtypes.LINALG_AS_FLOAT
 (typed ``float(T)`` as before) and one where it is low precision (``float(T)`` read
 float64); a float16 ``T`` is in neither, refused with NumPy's sentence. So make_node,
 query, the relation and refine agree, backwards too (a float64 result of
-``np.linalg.inv`` is an answer for a bfloat16 input, never for a float16 one).
+``np.linalg.inv`` is an answer for a bfloat16 input, never for a float16 one). The
+signatures of the Ops whose shapes read no parameter (``det``, ``inv``, ``cholesky``,
+``eig``, ``eigvals``, ``eigh``, ``eigvalsh``, ``slogdet``) are written here, once (their
+catalogue entries name ``build_det``, ...); the others' builders are in :mod:`.linalg`.
 """
 
 from __future__ import annotations
