@@ -182,7 +182,7 @@ class InCategory(Constraint):
         category = category_text(self.category)
         return Reason(f"where-clause {self.name} in {category} fails: {self.name} is "
                       f"{got}", "category", category=category, got=got,
-                      inputs=self.inputs)
+                      inputs=self.inputs, clause=f"{self.name} in {category}")
 
 
 @dataclass(frozen=True, eq=False)

@@ -127,7 +127,7 @@ register_compositions(CATALOGUE)
 register_counted(CATALOGUE)
 register_uniques(CATALOGUE)
 register_linalg_numpy()
-register_filled()
+register_filled(CATALOGUE)
 register_diffs(CATALOGUE, constant)
 register_vecdots(CATALOGUE, constant)
 # x.view() and x.view(np.ndarray) are x (wrapper libraries call them).

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import math
 import operator
+import weakref
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..graph.basic import Variable
+from ..types.dtypes import is_inexact
 from ..types.protocol import register_numpy
 from .arraylike import as_array
 from .counted import kept
@@ -97,6 +100,36 @@ def _row_order(x: Any, axis: int) -> tuple[Any, Any, Any]:
     return order, y[order], mask
 
 
+#: (id of a tensor, axis, equal_nan) -> weak references to the tensor and to its order,
+#: its sorted values (slices) and their first-occurrence mask: ``np.unique(x)`` twice
+#: (``np.unique_values(x)`` after ``np.unique(x, equal_nan=False)``) is one mask, whose
+#: count is one size, as ``np.nonzero``'s positions are (:mod:`.counted`). By identity,
+#: weak both ways: an entry goes with its tensor.
+_ORDERS: dict[tuple[int, Any, bool], tuple[weakref.ref, ...]] = {}
+
+
+def _ordered(x: Any, axis: int | None, equal_nan: bool) -> tuple[Any, Any, Any]:
+    """:func:`_flat_order` (``axis`` None) or :func:`_row_order` of ``x``, the same nodes
+    for the same tensor (:data:`_ORDERS`)."""
+    if axis is None and equal_nan and not is_inexact(_dtype(x)):
+        equal_nan = False  # (no NaN to make one: the same mask as without)
+    key = (id(x), axis, equal_nan)
+    known = _ORDERS.get(key) if isinstance(x, Variable) else None
+    if known is not None and known[0]() is x:
+        made = tuple(ref() for ref in known[1:])
+        if all(v is not None for v in made):
+            return made  # type: ignore[return-value]
+    made = _flat_order(x, equal_nan) if axis is None else _row_order(x, axis)
+    if isinstance(x, Variable) and all(isinstance(v, Variable) for v in made):
+        _ORDERS[key] = (weakref.ref(x, lambda _, k=key: _ORDERS.pop(k, None)),
+                        *map(weakref.ref, made))
+    return made
+
+
+def _dtype(x: Any) -> str:
+    return x.type.dtype if isinstance(x, Variable) else str(np.asarray(x).dtype)
+
+
 def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
            return_counts: bool = False, axis: Any = None, *, equal_nan: bool = True,
            sorted: bool = True) -> Any:  # noqa: A002 - NumPy's parameter name
@@ -104,12 +137,12 @@ def unique(ar: Any, return_index: bool = False, return_inverse: bool = False,
     the int64 indices of their first occurrences, the inverse and the counts."""
     x = as_array(ar)
     if axis is None:
-        order, s, mask = _flat_order(x, bool(equal_nan))
+        order, s, mask = _ordered(x, None, bool(equal_nan))
         values = kept(s, mask)
         shape = x.shape
     else:
         ax = normalize_axis(operator.index(axis), np.ndim(x))
-        order, s, mask = _row_order(x, ax)
+        order, s, mask = _ordered(x, ax, False)
         values = np.moveaxis(kept(s, mask), 0, ax)
         shape = (x.shape[ax],)
     if not (return_index or return_inverse or return_counts):

@@ -45,6 +45,9 @@ def failure_message(sig: Any, name: object, types: Sequence[TensorType],
     op = str(getattr(name, "name", name))
     shown = " and ".join(map(str, types)) if len(types) <= 2 else ", ".join(map(str, types))
     extras = f"\n  in {label}, on {shown}"
+    said_by_clause = _category_messages(found, messages, types)
+    if said_by_clause is not None:  # (the builder's sentence for a dtype no overload takes)
+        return said_by_clause + extras
     if len(found) > 1 and {r.kind for _, r in found} == {"category"} and \
             len({(str(r.facts["got"]), r.facts["inputs"]) for _, r in found}) == 1:
         cats = " or ".join(dict.fromkeys(r.facts["category"] for _, r in found))
@@ -56,6 +59,18 @@ def failure_message(sig: Any, name: object, types: Sequence[TensorType],
         return said[0] + extras
     return (f"no overload of {op} accepts these operands ({len(found)} tried): "
             + "; ".join(said) + extras)
+
+
+def _category_messages(found: list[tuple[Any, Reason]], messages: dict,
+                       types: Sequence[TensorType]) -> str | None:
+    """The one sentence the builder attached to the dtype clauses every overload failed
+    (``np.linalg.inv`` of float16: "array type float16 is unsupported in linalg"), or
+    None where a failure is no such clause or has none attached."""
+    if not found or any(r.kind != "category" or r.facts.get("clause") not in messages
+                        for _, r in found):
+        return None
+    said = {messages[r.facts["clause"]](r.facts, tuple(types)) for _, r in found}
+    return said.pop() if len(said) == 1 else None
 
 
 def _needs(op: str, categories: str, reason: Reason) -> str:

@@ -45,7 +45,8 @@ from .dtypetable import CATEGORY_OF as _CATEGORY
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
-    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER", "NUMPY_STRING",
+    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
+    "LINALG_AS_FLOAT", "LINALG_IN_FLOAT64", "NUMPY_STRING",
     "Priority", "PromotionError", "REAL_OF", "STRING", "category", "default_complex_dtype",
     "default_dtype", "float_of", "get_default_dtype", "dtype_info", "integer_range", "is_inexact",
     "is_integer", "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
@@ -75,6 +76,20 @@ class PromotionError(TypeError):
 def is_low_precision(dtype: Any) -> bool:
     """True for the dtypes NumPy lacks (bfloat16, float8, float4, int4, int2)."""
     return _INFO[normalize_dtype(dtype)].package != "numpy"
+
+
+#: ``numpy.linalg``'s LAPACK functions (``inv``, ``det``, ``solve``, ...) on tensors: the
+#: dtypes NumPy computes as ``float(T)`` types them (float32, float64 and the complex ones
+#: in their own precision; integers and bool in float64, kantensor's default float where
+#: NumPy's is float64: docs/numpy.rst); float16 is in neither set (NumPy raises "array
+#: type float16 is unsupported in linalg"), nor string.
+LINALG_AS_FLOAT: tuple[str, ...] = tuple(
+    d.name for d in DTYPE_TABLE if d.package == "numpy" and d.name != "float16"
+    and d.category is not STRING)
+#: The dtypes NumPy lacks (bfloat16, float8, float4, int4, int2): its linalg reads them as
+#: no float (``_commonType``) and computes them in float64, its result's dtype.
+LINALG_IN_FLOAT64: tuple[str, ...] = tuple(d.name for d in DTYPE_TABLE
+                                           if d.package != "numpy")
 
 
 # Floats and the complex dtype of the same precision; read both ways below.

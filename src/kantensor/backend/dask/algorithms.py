@@ -295,11 +295,15 @@ def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
-    """``dask.array.roll`` by the shift (sizes among it read from the size inputs)."""
+    """``dask.array.roll`` by the shift (sizes among it read from the size inputs);
+    several shifts of the flattened tensor (``axis=None``) by their sum, as NumPy rolls
+    by each in turn (Dask takes one there)."""
     shift = call.size_params("shift")
     if shift is None:
         return blockwise(call, values)
-    return [typed(call, da.roll(values[0], shift[0], axis=call.params.get("axis")))]
+    axis = call.params.get("axis")
+    by = sum(shift[0]) if axis is None and isinstance(shift[0], tuple) else shift[0]
+    return [typed(call, da.roll(values[0], by, axis=axis))]
 
 
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:

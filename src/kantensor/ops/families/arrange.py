@@ -82,19 +82,18 @@ def same_axes(types: tuple, axis: Any = None, **_: Any) -> dict[str, Any]:
 def rolled(types: tuple, shift: Any, axis: Any, **_: Any) -> dict[str, Any]:
     """roll: the shape unchanged. With ``axis=None`` one shift of the flattened tensor,
     several int shifts their sum (NumPy rolls the flattened tensor by each in turn: its
-    axis 0 broadcast against them); else shifts and axes broadcast against each other
-    (repeated axes add up). A shift that is a size (of either sign) changes no size: its
-    inputs carry it to the implementation."""
+    axis 0 broadcast against them), several with a size among them kept as given (the
+    implementation gives NumPy the values, which it sums so); else shifts and axes
+    broadcast against each other (repeated axes add up). A shift that is a size (of
+    either sign) changes no size: its inputs carry it to the implementation."""
     x, a = _one(types[:1])
     shift = shift if isinstance(shift, tuple) else (shift,)  # resolved once already
-    if axis is None and len(shift) != 1:
-        if not all(type(s) is int for s in shift):
-            raise ParamError(f"with axis=None, several shifts must be ints (their sum "
-                             f"rolls the flattened tensor), got {shift}")
+    if axis is None and len(shift) != 1 and all(type(s) is int for s in shift):
         shift = (sum(shift),)
     more = SizeNames(shift).patterns()
     if axis is None:
-        return {"x": a, "sizes": more, "params": {"shift": shift[0]}}
+        return {"x": a, "sizes": more, "params": {"shift": shift[0] if len(shift) == 1
+                                                  else shift}}
     axes = axis if isinstance(axis, tuple) else (axis,)
     if x.ndim == 0:  # (NumPy rolls a 0-d array on axis=None only; () fails unpacking)
         raise ParamError(f"a 0-d tensor rolls on axis=None only, got axis={axis}")

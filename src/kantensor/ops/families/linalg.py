@@ -4,7 +4,9 @@ and wrappers around ``numpy.linalg``.
 The wrappers exist for two reasons: NumPy's calling convention differs
 (``einsum`` takes the subscripts first), or ``numpy.linalg`` refuses float16.
 kantensor accepts float16 there: the wrapper computes in float32 and the Op
-casts the result back to float16 (its inferred dtype).
+casts the result back to float16 (its inferred dtype). Each LAPACK one takes
+``as_numpy`` (what its NumPy entry sets: the dtypes NumPy gives, in its relation,
+:mod:`.lapack`).
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from ...syntax.ast import (
     dim_max,
     dim_min,
 )
+from ...syntax.parser import parse_alternatives
 from ...syntax.vocabulary import FLOAT, REAL
-from ...types.dtypes import get_default_dtype, is_integer, is_low_precision
+from ...types.dtypes import get_default_dtype
 from ..params import UNSET, AxisError, ParamError, normalize_axis, unset
 from ..templates import (
     alternative,
@@ -37,6 +40,7 @@ from ..templates import (
     size_of,
     typed,
 )
+from .lapack import numpy_pinv, rendered
 
 # --------------------------------------------------------------------------- wrappers
 
@@ -52,33 +56,41 @@ def _floating(x: np.ndarray) -> np.ndarray:
     return _lift(x if x.dtype.kind in "fc" else x.astype(get_default_dtype()))
 
 
-def det(a: np.ndarray) -> np.ndarray:
+def _given(x: np.ndarray, as_numpy: bool) -> np.ndarray:
+    """What NumPy's function is given: ``x`` as NumPy is given it (float16 aside, which
+    the NumPy entry's relation refuses) where ``as_numpy`` (integers and the
+    low-precision dtypes then computed in float64, as NumPy computes them), else
+    :func:`_floating`."""
+    return _lift(x) if as_numpy else _floating(x)
+
+
+def det(a: np.ndarray, as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.det``, float16 computed in float32."""
     return np.linalg.det(_lift(a))
 
 
-def inv(a: np.ndarray) -> np.ndarray:
+def inv(a: np.ndarray, as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.inv``, float16 computed in float32."""
     return np.linalg.inv(_lift(a))
 
 
-def solve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def solve(a: np.ndarray, b: np.ndarray, as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.solve``, float16 computed in float32."""
     return np.linalg.solve(_lift(a), _lift(b))
 
 
-def cholesky(a: np.ndarray, upper: bool = False) -> np.ndarray:
+def cholesky(a: np.ndarray, upper: bool = False, as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.cholesky``, float16 computed in float32."""
     return np.linalg.cholesky(_lift(a), upper=upper)
 
 
-def qr(a: np.ndarray, mode: str = "reduced") -> Any:
+def qr(a: np.ndarray, mode: str = "reduced", as_numpy: bool = False) -> Any:
     """``numpy.linalg.qr``, float16 computed in float32."""
     return np.linalg.qr(_lift(a), mode=mode)
 
 
 def svd(a: np.ndarray, full_matrices: bool = True, compute_uv: bool = True,
-        hermitian: bool = False) -> Any:
+        hermitian: bool = False, as_numpy: bool = False) -> Any:
     """``numpy.linalg.svd``, float16 computed in float32."""
     return np.linalg.svd(_lift(a), full_matrices=full_matrices, compute_uv=compute_uv,
                          hermitian=hermitian)
@@ -89,26 +101,28 @@ def _complex(x: np.ndarray) -> np.ndarray:
     return x.astype(np.promote_types(x.dtype, np.complex64), copy=False)
 
 
-def eig(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def eig(a: np.ndarray, as_numpy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.linalg.eig``, float16 computed in float32, always complex."""
-    w, v = np.linalg.eig(_floating(a))
+    w, v = np.linalg.eig(_given(a, as_numpy))
     return _complex(w), _complex(v)
 
 
-def eigvals(a: np.ndarray) -> np.ndarray:
+def eigvals(a: np.ndarray, as_numpy: bool = False) -> np.ndarray:
     """``numpy.linalg.eigvals``, float16 computed in float32, always complex."""
-    return _complex(np.linalg.eigvals(_floating(a)))
+    return _complex(np.linalg.eigvals(_given(a, as_numpy)))
 
 
-def eigh(a: np.ndarray, UPLO: str = "L") -> tuple[np.ndarray, np.ndarray]:  # noqa: N803
+def eigh(a: np.ndarray, UPLO: str = "L", as_numpy: bool = False,  # noqa: N803
+         ) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.linalg.eigh``, float16 computed in float32."""
-    w, v = np.linalg.eigh(_floating(a), UPLO=UPLO)
+    w, v = np.linalg.eigh(_given(a, as_numpy), UPLO=UPLO)
     return w, v
 
 
-def eigvalsh(a: np.ndarray, UPLO: str = "L") -> np.ndarray:  # noqa: N803
+def eigvalsh(a: np.ndarray, UPLO: str = "L", as_numpy: bool = False,  # noqa: N803
+             ) -> np.ndarray:
     """``numpy.linalg.eigvalsh``, float16 computed in float32."""
-    return np.linalg.eigvalsh(_floating(a), UPLO=UPLO)
+    return np.linalg.eigvalsh(_given(a, as_numpy), UPLO=UPLO)
 
 
 def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = UNSET,
@@ -124,9 +138,9 @@ def pinv(a: np.ndarray, rcond: Any = None, hermitian: bool = False, rtol: Any = 
                           **kwargs)
 
 
-def slogdet(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def slogdet(a: np.ndarray, as_numpy: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``numpy.linalg.slogdet``, float16 computed in float32."""
-    sign, logabsdet = np.linalg.slogdet(_floating(a))
+    sign, logabsdet = np.linalg.slogdet(_given(a, as_numpy))
     return sign, logabsdet
 
 
@@ -217,23 +231,31 @@ def build_tensordot(types: tuple, axes: int | tuple, **_: Any) -> dict[str, Any]
     return {"a": a, "b": b, "out": free, "params": {"axes": (tuple(axes_a), tuple(axes_b))}}
 
 
+#: solve's signatures: ``b`` a vector, or a stack of matrices.
+_SOLVE = {1: parse_alternatives("+(m,m):x,(m):y->(m):promote(float(x),float(y))"),
+          2: parse_alternatives("+(m,m):x,(m,n):y->(m,n):promote(float(x),float(y))")}
+
+
 @reads_ranks
-def build_solve(types: tuple, **_: Any) -> dict[str, Any]:
-    """NumPy 2: ``b`` is a vector only when ``b.ndim == 1``, else a stack of matrices."""
+def build_solve(types: tuple, as_numpy: bool = False, **_: Any) -> dict[str, Any]:
+    """NumPy 2: ``b`` is a vector only when ``b.ndim == 1``, else a stack of matrices;
+    NumPy's dtypes where ``as_numpy`` (:mod:`.lapack`)."""
     _, b = types
-    m, n = dims("m n")
-    return {"b": [m] if b.ndim == 1 else [m, n]}
+    return {"sig": rendered(_SOLVE[1 if b.ndim == 1 else 2], as_numpy)}
 
 
 @reads_ranks
-def build_qr(types: tuple, mode: str, **_: Any) -> dict[str, Any]:
+def build_qr(types: tuple, mode: str, as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """The outputs of each mode for an ``(m, n)`` input, with ``k = min(m, n)``;
-    mode "raw" returns Householder reflectors in Fortran order, hence ``(n, m)``."""
+    mode "raw" returns Householder reflectors in Fortran order, hence ``(n, m)``.
+    NumPy's dtypes where ``as_numpy`` (:mod:`.lapack`)."""
     m, n = dims("m n")
     k = dim_min(m, n)
     shapes = {"reduced": ([m, k], [k, n]), "complete": ([m, m], [m, n]), "r": ([k, n],),
               "raw": ([n, m], [k])}[mode]
-    return {"out": [typed(shape, _FLOAT) for shape in shapes]}
+    own = alternative([typed([m, n], "x")], [typed(shape, _FLOAT) for shape in shapes],
+                      loop="+")
+    return {"sig": rendered([own], as_numpy)}
 
 
 @reads_ranks
@@ -241,40 +263,29 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, hermitian: bool = False,
                as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
-    included) but :data:`~kantensor.ops.params.UNSET`, not given. ``as_numpy``: the
-    matrices of an input NumPy reads as not inexact (integers, bool, and the
-    low-precision dtypes it lacks: bfloat16, float8, float4, int4, int2) must have
-    elements, where NumPy's float type holds (it gives an empty one back in its own
-    dtype): float(x), and float64 for a low-precision one (NumPy computes it so, where
-    float(bfloat16) is bfloat16); ``rtol=None`` is refused (NumPy raises at every size:
-    no eps of such a dtype). ``hermitian``: the matrices square or empty (NumPy's eigh
-    path raises "Last 2 dimensions of the array must be square" for any other)."""
+    included) but :data:`~kantensor.ops.params.UNSET`, not given. ``hermitian``: the
+    matrices square or empty (NumPy's eigh path raises "Last 2 dimensions of the array
+    must be square" for any other). ``as_numpy``: NumPy's dtypes, one alternative each
+    (:func:`.lapack.numpy_pinv`)."""
     if rcond is not None and not unset(rtol):
         raise ParamError(f"pinv: rcond ({rcond!r}) and rtol ({rtol!r}) cannot both be set "
                          f"(rtol is rcond's Array API name)")
     m, n = dims("m n")
-    dtype = types[0].dtype
-    low = is_low_precision(dtype)
     square = [checked((m * n * (m - n)).eq(0), lambda _, types: (
         "pinv(hermitian=True): the last 2 dimensions of the array must be square (or "
         "empty), as NumPy's eigh path requires"))] if hermitian else []
-    if not as_numpy or dtype != "bool" and not is_integer(dtype) and not low:
-        return {"a": [m, n], "y": typed([n, m], _FLOAT), "cond": square}
-    if rtol is None:  # (NumPy's cutoff reads finfo of the input's dtype)
-        raise ParamError(f"pinv: data type {dtype} not inexact (NumPy's rtol=None reads "
-                         f"its eps)")
-    return {"a": [m, n], "y": typed([n, m], "float64" if low else _FLOAT),
-            "cond": [*square, checked(m * n >= 1, lambda _, types: (
-                f"pinv of an empty {types[0].dtype} matrix: NumPy gives it back in "
-                f"{types[0].dtype}, a non-empty one in float (the dtype would depend on "
-                f"the sizes)"))]}
+    if not as_numpy:
+        return {"sig": alternative([typed([m, n], "x")], [typed([n, m], _FLOAT)], square,
+                                   loop="+")}
+    return {"sig": numpy_pinv(m, n, square, rtol is None)}
 
 
 @reads_ranks
 def build_svd(types: tuple, full_matrices: bool, compute_uv: bool, hermitian: bool,
-              **_: Any) -> dict[str, Any]:
+              as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """U, S, Vh (or S alone); hermitian inputs must be square and always give square
-    U and Vh, like NumPy (which then uses eigh)."""
+    U and Vh, like NumPy (which then uses eigh). NumPy's dtypes where ``as_numpy``
+    (:mod:`.lapack`)."""
     m, n = dims("m n")
     k = dim_min(m, n)
     if hermitian:
@@ -285,8 +296,9 @@ def build_svd(types: tuple, full_matrices: bool, compute_uv: bool, hermitian: bo
         shapes = (([m, m], [k], [n, n]) if full_matrices else ([m, k], [k], [k, n])) \
             if compute_uv else ([k],)
     kinds = (_FLOAT, _REAL, _FLOAT) if len(shapes) == 3 else (_REAL,)
-    return {"a": a, "out": [typed(shape, kind) for shape, kind in zip(shapes, kinds,
-                                                                     strict=True)]}
+    own = alternative([typed(a, "x")], [typed(shape, kind) for shape, kind in zip(
+        shapes, kinds, strict=True)], loop="+")
+    return {"sig": rendered([own], as_numpy)}
 
 
 def _diagonal_axes(types: tuple, axis1: int, axis2: int) -> tuple[list[DimVar], int, int]:
