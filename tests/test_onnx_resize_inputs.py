@@ -197,3 +197,45 @@ def test_scales_not_known_beside_sizes(opset):
             assert verdict != "undecided", (rank, shape, sizes_how, k)
             seen[verdict] += 1
     assert seen["refused"] and (seen["valid"] or opset >= 13), seen
+
+
+def _roi_model(opset: int, rank: int, axes: list | None, scale: float) -> object:
+    """A tf_crop_and_resize Resize of ``x`` (named sizes) by constant scales ``scale``
+    on the resized axes, its roi a graph input of named length ``o``."""
+    picked = len(axes) if axes else rank
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [f"d{i}" for i in range(rank)]),
+           helper.make_tensor_value_info("roi", TensorProto.FLOAT, ["o"])]
+    scales = numpy_helper.from_array(np.full(picked, scale, np.float32), "sc")
+    attrs = {"mode": "nearest", "coordinate_transformation_mode": "tf_crop_and_resize"}
+    if axes:
+        attrs["axes"] = axes
+    node = helper.make_node("Resize", ["x", "roi", "sc"], ["y"], **attrs)
+    graph = helper.make_graph([node], "g", ins,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [scales])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 18 else 9
+    return model
+
+
+@pytest.mark.parametrize("opset, axes", [(11, None), (13, None), (18, None), (18, [-1]),
+                                         (19, [0])])
+def test_a_roi_of_a_named_length(opset, axes):
+    """tf_crop_and_resize with a roi whose length ``o`` is named: onnxruntime needs 2
+    entries per axis (with ``axes`` 2 per resized axis too) where the output is not
+    empty, and with ``axes`` always ("size of roi array should be 2 * N"); the contract
+    said every length valid. Judged at every point of ``o`` in 0..6 and the sizes in 0..2."""
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for rank, scale in itertools.product((1, 2), (2.0, 0.5)):
+        if axes and rank < 2 and axes != [-1]:
+            continue
+        model = _roi_model(opset, rank, axes, scale)
+        contract, typed = _contract(model)
+        for point in itertools.product(range(3), repeat=rank):
+            for o in range(7):
+                sizes = {f"d{i}": n for i, n in enumerate(point)} | {"o": o}
+                feeds = {"x": np.ones(point, np.float32),
+                         "roi": np.tile(np.float32([0.0, 1.0]), o)[:o]}
+                seen[_judge(model, contract, typed, feeds, sizes,
+                            (rank, scale, point, o))] += 1
+    assert seen["refused"] >= 20 and seen["valid"] >= 10, seen

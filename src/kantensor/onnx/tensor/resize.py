@@ -24,6 +24,7 @@ from .resizecheck import (
     float32_scaled,
     interpolates,
     of_ratio,
+    roi_fits,
     roi_length,
     sized,
     valid_scale,
@@ -236,6 +237,9 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     read, more_clauses = entries(types, given, scales_value, sizes_value, len(picked),
                                   empty_scales_run)
     clauses.extend(more_clauses)
+    if coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(length, Dim):
+        read[1] = [DimVar("o")]  # (a roi of a length not known: what onnxruntime reads)
+        clauses.append(roi_fits(read[1][0], x.ndim, len(picked) if axes else None, out))
     rest = [typed(read.get(k, g.dims), _DTYPES[k])
             for g, k in zip(groups("r", more), places, strict=True)]
     return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}

@@ -205,3 +205,15 @@ def roi_length(types: tuple, given: tuple) -> Any:
         return None
     roi = input_type(types, given, 1)
     return roi.shape[0] if roi.ndim == 1 else None
+
+
+def roi_fits(o: DimExpr, rank: int, picked: int | None, out: list) -> Compare:
+    """What onnxruntime needs of a ``tf_crop_and_resize`` roi of ``o`` entries (a length
+    not known; "size of roi array should be 2 * N"): with ``axes`` (``picked`` resized
+    axes) 2 entries per axis of X or per resized axis, always; without them 2 per axis
+    where the output (sizes ``out``) is not empty (it reads the roi only then)."""
+    if picked is None:
+        return ((o - 2 * rank) * size_of(out)).eq(0)
+    if picked == rank:
+        return o.eq(2 * rank)
+    return ((o - 2 * rank) * (o - 2 * picked)).eq(0)
