@@ -11,7 +11,10 @@ where it refuses, and every size typed is onnxruntime's):
   of prod(block_shape)");
 * TfIdfVectorizer of a 2-d input with no rows ("[B,C] dimensions with B > 0");
 * ReduceMax and ReduceMin of bool data over an empty set where the output is not empty
-  ("not defined for empty set with bool type")."""
+  ("not defined for empty set with bool type");
+* Attention with an empty batch, head, sequence or head size ("... must be greater
+  than 0"), and with a past key or value whose present one is not asked for (refused
+  at every size: left untyped)."""
 
 from __future__ import annotations
 
@@ -122,3 +125,33 @@ def test_bool_extremes_of_an_empty_set(op, axes, keepdims):
         model = _model(op, 20, inputs, constants, elem=elem, keepdims=keepdims)
         seen = _exact(model, inputs, "a b c", range(3), dtype)
         assert (seen["refused"] > 0) is (elem == TensorProto.BOOL), (elem, seen)
+
+
+def test_attention_of_empty_sizes():
+    """Attention (opset 23): onnxruntime's kernel needs every size of Q, K and V at least 1
+    (batch, heads, both sequences, both head sizes: "... must be greater than 0"), a past
+    of any size; 4-d, 3-d (2 q heads, 1 kv head) and 4-d with a past."""
+    inputs = {"q": ["b", "h", "s", "d"], "k": ["b", "h", "t", "d"], "v": ["b", "h", "t", "e"]}
+    seen = _exact(_model("Attention", 23, inputs), inputs, "b h s t d e", range(3))
+    assert seen == {"ran": 64, "refused": 665}, seen
+    inputs = {"q": ["b", "s", "x"], "k": ["b", "t", "y"], "v": ["b", "t", "z"]}
+    seen = _exact(_model("Attention", 23, inputs, q_num_heads=2, kv_num_heads=1), inputs,
+                  "b s t x y z", range(3))
+    assert seen["ran"] >= 8 and seen["refused"] >= 600, seen
+    inputs = {"q": [1, 1, "s", 2], "k": [1, 1, "t", 2], "v": [1, 1, "t", 2],
+              "pk": [1, 1, "p", 2], "pv": [1, 1, "p", 2]}
+    for outputs in (["y"], ["y", "pk1", "pv1"]):
+        node = helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], outputs)
+        model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                                  for n, d in inputs.items()], 23, outputs=tuple(outputs))
+        if len(outputs) == 1:  # (refused at every size: "does not support past_key
+            # provided and present_key being null"; left untyped, the spec computes it)
+            feeds = {n: np.ones([1 if isinstance(d, str) else d for d in dims], np.float32)
+                     for n, dims in inputs.items()}
+            assert isinstance(ortrun.run(model, feeds), ortrun.Refusal)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert ko.contract(model).holds(s=1, t=1, p=1).value is None
+            continue
+        seen = _exact(model, inputs, "s t p", range(3))
+        assert seen == {"ran": 12, "refused": 15}, seen
