@@ -14,7 +14,8 @@ where it refuses, and every size typed is onnxruntime's):
   ("not defined for empty set with bool type");
 * Attention with an empty batch, head, sequence or head size ("... must be greater
   than 0"), and with a past key or value whose present one is not asked for (refused
-  at every size: left untyped)."""
+  at every size: left untyped);
+* STFT of a signal whose last axis is neither 1 (real) nor 2 (complex)."""
 
 from __future__ import annotations
 
@@ -155,3 +156,16 @@ def test_attention_of_empty_sizes():
             continue
         seen = _exact(model, inputs, "s t p", range(3))
         assert seen == {"ran": 12, "refused": 15}, seen
+
+
+@pytest.mark.parametrize("onesided", [0, 1])
+def test_stft_of_a_signal_neither_real_nor_complex(onesided):
+    """STFT's signal (batch, length, 1 or 2): onnxruntime refuses another last axis (0 or
+    3 among them), as the spec says; the contract said valid."""
+    inputs = {"x": ["b", "l", "c"]}
+    node = helper.make_node("STFT", ["x", "st", "", "fl"], ["y"], onesided=onesided)
+    inits = (numpy_helper.from_array(np.array(1, np.int64), "st"),
+             numpy_helper.from_array(np.array(2, np.int64), "fl"))
+    model = model_of([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, inputs["x"])],
+                     17, outputs=("y",), initializers=inits)
+    assert _exact(model, inputs, "b l c", range(4)) == {"ran": 16, "refused": 48}

@@ -140,7 +140,8 @@ def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),
 @builder
 def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
                frame_length_value: Any = None, onesided: int = 1, **_: Any) -> dict[str, Any]:
-    """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1."""
+    """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1; the
+    signal's last axis 1 (real) or 2 (complex), as the spec and onnxruntime say."""
     step = frame_step_value[0] if frame_step_value else None
     if 3 in given:
         length = frame_length_value[0] if frame_length_value else None
@@ -160,7 +161,8 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
         operands.append(typed([fl], "T"))
     if 3 in given:
         operands.append(typed([], "I"))
-    return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2], "fits": [l >= fl]}
+    return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2],
+            "fits": [l >= fl, ((c - 1) * (c - 2)).eq(0)]}
 
 
 def stft(signal: np.ndarray, step: np.ndarray, *rest: np.ndarray, given: tuple = (0, 1),
