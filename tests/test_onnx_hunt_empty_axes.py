@@ -10,8 +10,6 @@ where it refuses, and every size typed is onnxruntime's):
 * Col2Im of an input with no channels ("'input' dim[1] (0) must be a positive multiple
   of prod(block_shape)");
 * TfIdfVectorizer of a 2-d input with no rows ("[B,C] dimensions with B > 0");
-* ReduceMax and ReduceMin of bool data over an empty set where the output is not empty
-  ("not defined for empty set with bool type");
 * Attention with an empty batch, head, sequence or head size ("... must be greater
   than 0"), and with a past key or value whose present one is not asked for (refused
   at every size: left untyped);
@@ -112,21 +110,6 @@ def test_tfidf_vectorizer_of_no_rows(shape):
     seen = _exact(model, inputs, " ".join(shape), range(4), np.int32)
     assert seen == ({"ran": 12, "refused": 4} if len(shape) == 2 else
                     {"ran": 4, "refused": 0}), seen
-
-
-@pytest.mark.parametrize("op", ["ReduceMax", "ReduceMin"])
-@pytest.mark.parametrize("axes", [[1], None, [0, 2]])
-@pytest.mark.parametrize("keepdims", [0, 1])
-def test_bool_extremes_of_an_empty_set(op, axes, keepdims):
-    """ReduceMax and ReduceMin of bool data (opset 20): onnxruntime refuses a reduced set
-    of no element where the output is not empty ("not defined for empty set with bool
-    type"), runs it where the output is empty too, and runs float data everywhere."""
-    inputs = {"x": ["a", "b", "c"]}
-    constants = {} if axes is None else {"ax": np.array(axes, np.int64)}
-    for elem, dtype in ((TensorProto.BOOL, np.bool_), (TensorProto.FLOAT, np.float32)):
-        model = _model(op, 20, inputs, constants, elem=elem, keepdims=keepdims)
-        seen = _exact(model, inputs, "a b c", range(3), dtype)
-        assert (seen["refused"] > 0) is (elem == TensorProto.BOOL), (elem, seen)
 
 
 def test_attention_of_empty_sizes():

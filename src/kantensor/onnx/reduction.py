@@ -11,20 +11,11 @@ import numpy as np
 
 from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
-from ..ops.templates import dims, reads_ranks, size_of, typed
-from ..syntax.ast import dim_min
+from ..ops.templates import dims, reads_ranks, typed
 from ..syntax.ast.dims import as_expr
 from ..types.numpy_dtypes import extreme_value
 from .floatsizes import float_sizes
-from .shared import (
-    RANK_BY_VALUES,
-    SIZE_MAX,
-    SIZE_MIN,
-    NotKnown,
-    constant_ints,
-    known_ints,
-    size_reduce,
-)
+from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
 
 
 @reads_ranks
@@ -73,29 +64,6 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
         [d for i, d in enumerate(a) if i not in picked]
     return {"x": a, "rest": [typed(dims("k"), "int64")] if 1 in given else [],
             "y": kept, "fits": [], "params": {"axes": picked, "axes_value": None}}
-
-
-@reads_ranks
-def build_reduce_extreme(types: tuple, **params: Any) -> dict[str, Any]:
-    """ReduceMax and ReduceMin from opset 20, bool among their types: :func:`build_reduce`,
-    and of bool data a reduced set of no element only where the output is empty too, as
-    onnxruntime requires ("ReduceMax is not defined for empty set with bool type"; the
-    spec gives False or True); bool data over axes not known is left untyped."""
-    out = build_reduce(types, **params)
-    if types[0].dtype != "bool":
-        return out
-    picked = out["params"]["axes"]
-    if picked is None:
-        raise NotKnown("which axes a bool ReduceMax or ReduceMin reduces is not known: "
-                       "onnxruntime refuses an empty set of them where the output is not")
-    a = out["x"]
-    reduced = [d for i, d in enumerate(a) if i in picked]
-    rest = [d for i, d in enumerate(a) if i not in picked]
-    if reduced:
-        need = size_of(reduced) >= 1 if not rest else \
-            dim_min(size_of(reduced), 1) >= dim_min(size_of(rest), 1)
-        out["fits"] = [*out["fits"], need]
-    return out
 
 
 def _reducer(fn: Any) -> Any:
