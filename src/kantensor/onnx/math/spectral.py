@@ -11,7 +11,7 @@ import numpy as np
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames, dim_expr
 from ...ops.templates import builder, checked, dims, signed, size_of, typed
-from ...syntax.ast import Clause, DimExpr, DimVar
+from ...syntax.ast import Clause, DimExpr, DimVar, dim_min
 from ..dtypes import dtype_of
 from ..shared import NotKnown, rest_operands
 
@@ -140,7 +140,9 @@ def dft(x: np.ndarray, *rest: np.ndarray, axis: int, given: tuple = (0,),
 @builder
 def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
                frame_length_value: Any = None, onesided: int = 1, **_: Any) -> dict[str, Any]:
-    """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1."""
+    """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1; the
+    signal's last axis 1 (real) or 2 (complex), as the spec and onnxruntime say; a frame
+    of no sample only over no batch (onnxruntime's process dies of SIGFPE otherwise)."""
     step = frame_step_value[0] if frame_step_value else None
     if 3 in given:
         length = frame_length_value[0] if frame_length_value else None
@@ -160,7 +162,8 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
         operands.append(typed([fl], "T"))
     if 3 in given:
         operands.append(typed([], "I"))
-    return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2], "fits": [l >= fl]}
+    return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2],
+            "fits": [l >= fl, ((c - 1) * (c - 2)).eq(0), dim_min(fl, 1) >= dim_min(b, 1)]}
 
 
 def stft(signal: np.ndarray, step: np.ndarray, *rest: np.ndarray, given: tuple = (0, 1),

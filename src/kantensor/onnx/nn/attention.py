@@ -16,6 +16,7 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.templates import checked, dims, reads_ranks, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, TensorPattern
+from ..shared import NotKnown
 
 #: The ONNX inputs, in order.
 INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqlen")
@@ -26,7 +27,9 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
           kv_num_heads: int | None = None, **_: Any) -> dict[str, Any]:
     """Y is (batch, q heads, q sequence, v head size), or 3-d (batch, q sequence,
     q heads * v head size); the present key and value (4-d) add the past sequence to
-    the key's; the QK product is (batch, q heads, q sequence, total sequence)."""
+    the key's; the QK product is (batch, q heads, q sequence, total sequence). Every size
+    of Q, K and V at least 1 (heads, sequences, head sizes; the past may be empty), as
+    onnxruntime's kernel requires (the spec allows empty ones)."""
     rank = types[0].ndim
     b, sq, skv, sp = dims("b sq skv sp")
     hq: int | DimVar
@@ -50,6 +53,11 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
         raise ParamError(f"Q, K and V must be 3-d or 4-d, got {rank} axes")
     operands = [q, k, v]
     past = "past_key" in (INPUTS[p] for p in given[3:])
+    pasts = {INPUTS[p] for p in given[3:]} & {"past_key", "past_value"}
+    if outputs < (3 if "past_value" in pasts else 2 if pasts else 0):
+        raise NotKnown("onnxruntime's kernel refuses a past key or value whose present one "
+                       "is not asked for (the implementation does not support it), the spec "
+                       "computes it")
     total = sp + skv if past else skv
     for position, t in zip(given[3:], types[3:], strict=False):
         name = INPUTS[position]
@@ -67,6 +75,13 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
             typed([b, hq, sq, total], "T1")][:outputs]
     if rank == 4:
         clauses.append((hq % hk).eq(0))
+        clauses += [hq >= 1, hk >= 1]
+    # (onnxruntime's kernel: "Batch size", "Q sequence length", "KV sequence length",
+    # "Head size", "V head size must be greater than 0", a past of 0 or more)
+    clauses += [checked(e >= 1, lambda v, _, w=w: f"Attention's {w} is 0: onnxruntime needs "
+                        "it greater than 0") for e, w in
+                ((b, "batch"), (sq, "q sequence"), (skv, "kv sequence"), (d, "head size"),
+                 (dv, "v head size"))]
     return {"inputs": operands, "outs": outs, "fits": clauses}
 
 

@@ -89,14 +89,15 @@ def shrink(x: np.ndarray, *, bias: float, lambd: float) -> np.ndarray:
 
 @reads_ranks
 def build_tfidf(types: tuple, ngram_indexes: tuple = (), **_: Any) -> dict[str, Any]:
-    """TfIdfVectorizer: one count per n-gram index (the largest index + 1)."""
+    """TfIdfVectorizer: one count per n-gram index (the largest index + 1); a 2-d input's
+    batch at least 1, as onnxruntime requires ("[B,C] dimensions with B > 0")."""
     n = max(ngram_indexes, default=-1) + 1
     x = types[0]
     b, s = dims("b s")
     if x.ndim == 1:
-        return {"x": [s], "y": [n]}
+        return {"x": [s], "y": [n], "fits": []}
     if x.ndim == 2:
-        return {"x": [b, s], "y": [b, n]}
+        return {"x": [b, s], "y": [b, n], "fits": [b >= 1]}
     raise ParamError("TfIdfVectorizer takes 1-d or 2-d input")
 
 

@@ -36,8 +36,9 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
     stride * (in - 1) + output_padding + (k - 1) * dilation + 1 - pads, or the
     ``output_shape`` attribute, or in * stride with SAME padding. The relation states
     what onnxruntime checks: W's first size is C, C is divisible by group, the bias has
-    M entries, a ``kernel_shape`` attribute is W's spatial sizes, every output size is at
-    least 1, and no spatial axis is empty given an output_padding or an output_shape."""
+    M entries, a ``kernel_shape`` attribute is W's spatial sizes, every kernel size and
+    every output size is at least 1, and no spatial axis is empty given an
+    output_padding or an output_shape."""
     x = types[0]
     k = x.ndim - 2
     if types[1].ndim != x.ndim:
@@ -52,6 +53,9 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
         raise ParamError(f"output_shape has {len(output_shape)} entries, the input's {k} "
                          "spatial axes need as many at least")
     kernel = kernel_shape or dims("k", k)
+    if any(isinstance(w, int) and w < 1 for w in kernel):
+        raise ParamError(f"kernel_shape {tuple(kernel)}: onnxruntime needs every kernel size "
+                         "positive (Kernel size must be positive)")
     strides = strides or (1,) * k
     dilations = dilations or (1,) * k
     output_padding = output_padding or (0,) * k
@@ -89,6 +93,9 @@ def build_conv_transpose(types: tuple, kernel_shape: tuple | None = None,
         f"spatial axis {i} of {types[0]} is empty: onnxruntime refuses it with an "
         "output_padding or an output_shape"))
         for i in range(k) if output_shape is not None or output_padding[i] > 0]
+    clauses += [checked(w >= 1, lambda v, types: (
+        f"W {types[1]} has an empty kernel axis: onnxruntime needs every kernel size "
+        "positive (Kernel size must be positive)")) for w in kernel if not isinstance(w, int)]
     clauses += [checked(Compare(">=", o, 1),
                         lambda v, types, i=i: (
         f"ConvTranspose's output would have no position along spatial axis {i} of "
@@ -210,7 +217,8 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
                  strides: tuple | None = None, **_: Any) -> dict[str, Any]:
     """Col2Im: (N, C * prod(block), L) and the int64 vectors image_shape and block_shape,
     of one length r (the spatial axes) -> (N, C, *image). As onnxruntime checks: every
-    image and block entry is >= 1, C * prod(block) is divisible by prod(block), and L is
+    image and block entry is >= 1, C * prod(block) is a positive multiple of prod(block)
+    (an empty C refused), and L is
     the number of block positions in the padded image, the product over the axes of
     ``(image + pads - dilation * (block - 1) - 1) // stride + 1``, each >= 1. An entry
     known as a size (a Dim, from Shape nodes) is that size; an unknown entry is a size
@@ -243,6 +251,7 @@ def build_col2im(types: tuple, image_shape_value: Any, block_shape_value: Any,
         if c is not None and not isinstance(c, int):
             clauses.append(c >= 1)
     n, cb, el, c = dims("n cb l c")
+    clauses.append(cb >= 1)  # ("'input' dim[1] must be a positive multiple of prod(block)")
     if None not in block:
         k = size_of(block)
         c = cb // k

@@ -16,12 +16,15 @@ from ..shared import NotKnown
 
 @reads_ranks
 def build_grid_sample(types: tuple, **_: Any) -> dict[str, Any]:
-    """GridSample: (N, C, spatial...) sampled at a grid (N, out..., r) -> (N, C, out...)."""
+    """GridSample: (N, C, spatial...) sampled at a grid (N, out..., r) -> (N, C, out...);
+    every spatial axis of X at least 1, as onnxruntime requires whatever the grid ("Input
+    spatial dimensions must be non-empty for sampling")."""
     x = types[0]
     k = x.ndim - 2
-    out = dims("o", k)
+    out, spatial = dims("o", k), dims("a", k)
     n, c = dims("n c")
-    return {"x": [n, c, *dims("a", k)], "g": [n, *out, k], "y": [n, c, *out]}
+    return {"x": [n, c, *spatial], "g": [n, *out, k], "y": [n, c, *out],
+            "fits": [a >= 1 for a in spatial]}
 
 
 def _reflect(v: np.ndarray, lo: float, hi: float) -> np.ndarray:

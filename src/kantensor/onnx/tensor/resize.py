@@ -14,11 +14,21 @@ import numpy as np
 
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames
-from ...ops.templates import builder, dims, groups, signed, typed
+from ...ops.templates import builder, dims, groups, signed, size_of, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, FixedDim, chosen, dim_max, dim_min
 from ...types.dim import Dim
 from ..shared import NotKnown
-from .resizecheck import exact_through, float32_scaled, interpolates, of_ratio, sized, valid_scale
+from .resizecheck import (
+    entries,
+    exact_through,
+    float32_scaled,
+    interpolates,
+    of_ratio,
+    roi_fits,
+    roi_length,
+    sized,
+    valid_scale,
+)
 
 
 def scaled_size(n: int, scale: float) -> int:
@@ -93,14 +103,14 @@ def _aspect(picked: list[int], values: list[int], x: Any, a: list[DimVar],
 def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any = None,
           axes: tuple | None = None, keep_aspect_ratio_policy: str = "stretch",
           coordinate_transformation_mode: str = "half_pixel", mode: str = "nearest",
-          antialias: int = 0, **_: Any) -> dict[str, Any]:
+          antialias: int = 0, empty_scales_run: bool = False, **_: Any) -> dict[str, Any]:
     """Resize: the output sizes from ``sizes``, else from ``scales``. A non-empty
     ``scales`` with a ``sizes`` input (even an empty one) is refused, as onnxruntime
     does ("Only one of scales or sizes must be provided"; the spec: only one of them),
     and so are both empty or omitted, ``tf_crop_and_resize`` with a ``roi`` of another
     length than 2 entries per axis (onnxruntime: "size of roi array should be 2 * N";
     without ``axes`` it reads the roi only where the output is not empty: a condition),
-    and a constant scale of 0 or less. Each size ``w`` an axis of size ``n`` is resized
+    and a known scale of 0 or less, or infinite. Each size ``w`` an axis of size ``n`` is resized
     to needs ``w`` and ``n`` both 0 or both at least 1 (the scale ``w / n`` onnxruntime
     applies is greater than 0, :mod:`.resizecheck`). Where onnxruntime's kernel
     interpolates linearly or cubically only by some scales
@@ -121,7 +131,7 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
         if not empty and v is not None and len(v) != len(picked):  # (onnxruntime refuses)
             raise ParamError(f"{len(v)} {name} for {len(picked)} resized axes: one per axis "
                              "of X, or of axes")
-    length = _roi_length(types, given)
+    length = roi_length(types, given)
     no_roi = coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(
         length, int) and length not in {2 * x.ndim, 2 * len(picked) if axes else 2 * x.ndim}
     if no_roi and axes:  # (and without axes, where the output is not empty: below)
@@ -132,8 +142,9 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
             if isinstance(v, int | float) and not valid_scale(float(v)):
                 raise ParamError(f"a scale of {v}: onnxruntime needs every scale greater "
                                  "than 0 (ScalesValidation)")
-            if isinstance(v, int | float) and math.isinf(v):
-                raise NotKnown("an infinite scale: onnxruntime's size is no number")
+            if isinstance(v, int | float) and math.isinf(v):  # (constant or computed)
+                raise ParamError(f"a scale of {v}: onnxruntime needs every scale finite "
+                                 "(ScalesValidation: Scale value must be finite)")
     policy = keep_aspect_ratio_policy
     if not no_sizes and policy != "stretch" and axes and min(axes) < 0:
         raise NotKnown("onnxruntime's kernel applies keep_aspect_ratio_policy to no negative "
@@ -223,34 +234,23 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     places = [k for k in given if k > 0]
     if len(places) != more:  # (a call without given: roi, scales, sizes in order)
         places = list(range(1, 1 + more))
-    lengths = _lengths(types, given, scales_value, sizes_value, len(picked))
-    rest = [typed([lengths[k]] if k in lengths else g.dims, _DTYPES[k])
+    read, more_clauses = entries(types, given, scales_value, sizes_value, len(picked),
+                                  empty_scales_run)
+    clauses.extend(more_clauses)
+    if coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(length, Dim):
+        read[1] = [DimVar("o")]  # (a roi of a length not known: what onnxruntime reads)
+        clauses.append(roi_fits(read[1][0], x.ndim, len(picked) if axes else None, out))
+    rest = [typed(read.get(k, g.dims), _DTYPES[k])
             for g, k in zip(groups("r", more), places, strict=True)]
     return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}
 
 
-def _lengths(types: tuple, given: tuple, scales_value: Any, sizes_value: Any,
-             count: int) -> dict[int, int]:
-    """The length of the scales (place 2) or sizes (3) input whose values are not known
-    and which onnxruntime reads: one entry per resized axis, ``count`` ("Number of
-    elements in scales should be equal to rank"). Left untyped: scales not known beside
-    a sizes input not known empty (onnxruntime refuses both at opset 13 on, ONNX's
-    inference: "not both"; at 11 it runs an empty scales), and sizes not known of a
-    length not known (ONNX's inference in onnxruntime reads them as empty and refuses
-    the model; a known length it checks)."""
-    sizes_empty = sizes_value is not None and len(sizes_value) == 0
-    if 2 in given and scales_value is None:
-        if 3 in given and not sizes_empty:
-            raise NotKnown("scales not known beside a sizes input: onnxruntime refuses it "
-                           "from opset 13 (not both), at 11 runs it with empty scales")
-        return {2: count}
-    if 3 in given and sizes_value is None:
-        sizes = types[1 + [k for k in given if k > 0].index(3)]
-        if sizes.ndim != 1 or not isinstance(sizes.shape[0], int):
-            raise NotKnown("sizes not known of a length not known: onnxruntime's ONNX "
-                           "inference reads them as empty and refuses the model")
-        return {3: count}
-    return {}
+@builder
+def build_11(types: tuple, given: tuple, **params: Any) -> dict[str, Any]:
+    """Resize-11 and -12: :func:`build`, where scales not known beside a ``sizes`` input
+    are read as the spec says, empty (onnxruntime's kernel reads the sizes then; from
+    opset 13 both inputs are refused)."""
+    return build(types, given, empty_scales_run=True, **params)
 
 
 def _scales(x: Any, picked: list[int], scales_value: Any, sizes_value: Any,
@@ -293,15 +293,6 @@ def _compared(v: Any, n: Any, w: DimExpr, d: DimVar) -> tuple[Any, Any]:
     return (w.eq(d),), (w >= d,)
 
 
-def _roi_length(types: tuple, given: tuple) -> Any:
-    """The ``roi`` input's length where it is given (its type's one axis: an int where
-    known), else None: an omitted one onnxruntime reads as the whole input."""
-    if 1 not in given:
-        return None
-    roi = types[1 + [k for k in given if k > 0].index(1)]
-    return roi.shape[0] if roi.ndim == 1 else None
-
-
 #: The dtype variable of each input after X by its place (roi, scales, sizes): the
 #: entry's where-clauses say which dtypes each takes (its schema's).
 _DTYPES = {1: "R", 2: "S", 3: "Z"}
@@ -337,8 +328,9 @@ def build_resize_10(types: tuple, scales_value: Any = None, mode: str = "nearest
 
 def _by_scales(types: tuple, values: Any, mode: str) -> dict[str, Any]:
     """The sizes of Upsample and Resize-10: each axis's ``floor(size * scale)`` where its
-    scale is known (:func:`_scaled`), else unknown; the scales input one entry per axis
-    (onnxruntime: "Number of elements in scales should be equal to rank"); a known
+    scale is known (:func:`_scaled`), else unknown; the scales input one element per
+    axis, of any shape (the spec's number of elements; onnxruntime: "Number of elements
+    in scales should be equal to rank"); a known
     infinite scale refused (onnxruntime refuses the model when it loads it); a linear
     one onnxruntime's kernel does not interpolate (:func:`.resizecheck.interpolates`)
     is left untyped."""
@@ -369,8 +361,15 @@ def _by_scales(types: tuple, values: Any, mode: str) -> dict[str, Any]:
         else:
             out[ax] = size
             clauses.extend(bound)
-    return {"x": a, "rest": [typed([x.ndim], "S")] * (len(types) - 1), "y": out,
-            "fits": clauses}
+    rest = []
+    for t in types[1:]:  # (one element per axis, of any shape: onnxruntime reads them so)
+        if values is None:
+            entries = dims("e", t.ndim)
+            rest.append(typed(entries, "S"))
+            clauses.append(size_of(entries).eq(x.ndim))
+        else:
+            rest.append(typed(dims("e", t.ndim), "S"))
+    return {"x": a, "rest": rest, "y": out, "fits": clauses}
 
 
 def _coefficients(mode: str, ratio: np.ndarray, nearest: str, a: float) -> np.ndarray:

@@ -14,6 +14,8 @@ conditions on sizes, for :mod:`.resize`'s builder.
   ``floor(n * s)`` in float64, exact at usual sizes: the two differ where the float32
   product rounds up to an integer (0.7 of 10: onnxruntime's 7, the reference's 6).
   :func:`exact_through` bounds the sizes where they agree.
+* The scales and sizes inputs whose values are not known: their shapes
+  (:func:`entries`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import Compare, DimExpr, dim_min
+from ...ops.params import ParamError
+from ...ops.templates import dims, size_of
+from ...syntax.ast import Clause, Compare, DimExpr, dim_min
+from ..shared import NotKnown
 
 #: A condition of :func:`interpolates`: ``()`` holds, ``False`` fails at every size,
 #: ``None`` not decided, else a conjunction of comparisons.
@@ -142,3 +147,73 @@ def of_ratio(r: Fraction | None) -> tuple[Any, Any]:
     if r is None:
         return None, None
     return (() if r == 1 else False), (() if r >= 1 else False)
+
+
+def entries(types: tuple, given: tuple, scales_value: Any, sizes_value: Any,
+             count: int, empty_scales_run: bool) -> tuple[dict[int, list], list[Clause]]:
+    """The dims of the scales (place 2) or sizes (3) input whose values are not known,
+    and their clauses: onnxruntime reads, as the spec says, one element per resized axis
+    (``count``: "Number of elements in scales should be equal to rank"), the scales of
+    any shape, so that is their product. Scales not known beside a sizes input not known
+    empty: at opsets 11 and 12 (``empty_scales_run``) onnxruntime's kernel reads the sizes
+    where the scales are empty (their product 0, as the spec asks), from opset 13 ONNX's
+    inference refuses both ("Either sizes or scales must be provided, but not both").
+    Sizes not known of a length not known are left untyped (ONNX's inference in
+    onnxruntime reads them as empty and refuses the model; a known length it checks),
+    as are known sizes of another rank than 1 (onnxruntime runs a constant one and
+    refuses a computed one, "shape input must be 1D tensor", which are not told apart
+    here); sizes not known of another rank than 1 are refused."""
+    sizes_empty = sizes_value is not None and len(sizes_value) == 0
+    out: dict[int, list] = {}
+    clauses: list[Clause] = []
+    if 2 in given and scales_value is None:
+        wanted = count
+        if 3 in given and not sizes_empty:
+            if not empty_scales_run:
+                raise ParamError("scales not known beside a sizes input: onnxruntime refuses "
+                                 "both from opset 13 (Either sizes or scales must be "
+                                 "provided, but not both)")
+            wanted = 0
+        elements = dims("e", input_type(types, given, 2).ndim)
+        out[2] = elements
+        clauses.append(size_of(elements).eq(wanted))
+    if 3 in given:
+        sizes = input_type(types, given, 3)
+        if sizes_value is not None and sizes.ndim != 1:
+            raise NotKnown(f"sizes of rank {sizes.ndim}: onnxruntime runs a constant one and "
+                           "refuses a computed one (shape input must be 1D tensor)")
+        if sizes_value is None:
+            if sizes.ndim != 1:
+                raise ParamError(f"sizes not known of rank {sizes.ndim}: onnxruntime refuses "
+                                 "them (shape input must be 1D tensor)")
+            if not isinstance(sizes.shape[0], int):
+                raise NotKnown("sizes not known of a length not known: onnxruntime's ONNX "
+                               "inference reads them as empty and refuses the model")
+            out[3] = [count]
+    return out, clauses
+
+
+def input_type(types: tuple, given: tuple, place: int) -> Any:
+    """The type of the input at ``place`` (given)."""
+    return types[1 + [k for k in given if k > 0].index(place)]
+
+
+def roi_length(types: tuple, given: tuple) -> Any:
+    """The ``roi`` input's length where it is given (its type's one axis: an int where
+    known), else None: an omitted one onnxruntime reads as the whole input."""
+    if 1 not in given:
+        return None
+    roi = input_type(types, given, 1)
+    return roi.shape[0] if roi.ndim == 1 else None
+
+
+def roi_fits(o: DimExpr, rank: int, picked: int | None, out: list) -> Compare:
+    """What onnxruntime needs of a ``tf_crop_and_resize`` roi of ``o`` entries (a length
+    not known; "size of roi array should be 2 * N"): with ``axes`` (``picked`` resized
+    axes) 2 entries per axis of X or per resized axis, always; without them 2 per axis
+    where the output (sizes ``out``) is not empty (it reads the roi only then)."""
+    if picked is None:
+        return ((o - 2 * rank) * size_of(out)).eq(0)
+    if picked == rank:
+        return o.eq(2 * rank)
+    return ((o - 2 * rank) * (o - 2 * picked)).eq(0)
