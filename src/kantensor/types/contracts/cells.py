@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..conditions import Condition
-from ..dim import Dim, DimLike, _symbol, unknown
+from ..dim import Dim, DimLike, atom_dim, unknown
 from ..divisors import int_divisors
 from ..facts import Facts
 from ..poly import Opaque
@@ -245,7 +245,7 @@ def _definition(c: Condition, rank: Mapping, hide: frozenset, sets: Mapping
     for mono, coeff in d._terms:
         for a, p in mono:
             if isinstance(a, Opaque):
-                inside |= free_symbols(_symbol(a))
+                inside |= free_symbols(atom_dim(a))
             elif len(mono) == 1 and p == 1:
                 linear[a] = linear.get(a, 0) + coeff
             else:
