@@ -82,6 +82,13 @@ class Program:
         return list(self.values)[-1]
 
 
+def returning(body: str, count: int) -> str:
+    """The source of ``program(x0, ..., x<count - 1>)`` returning the expression
+    ``body``: the one-line programs the eval_shape tests judge."""
+    params = ", ".join(f"x{i}" for i in range(count))
+    return f"def program({params}):\n    return {body}\n"
+
+
 def shape_at(t: str, sizes: dict[str, int]) -> tuple[tuple[int, ...], str]:
     """The shape and dtype of the type text ``t`` with its named sizes at ``sizes``."""
     tt = kt.TensorType.parse(t)

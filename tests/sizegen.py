@@ -16,7 +16,7 @@ from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY, Facts
-from kantensor.types.lattice import _analysed, _lattice, _several_extreme
+from kantensor.types.lattice import _lattice, lattice_parts, several_extreme
 
 SYMBOLS = ("n", "m", "k")
 OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
@@ -178,11 +178,11 @@ def equal_over_rationals(x, y) -> bool:
     gap = x - y
     if isinstance(gap, int):
         return gap == 0
-    found = _analysed(gap._terms)
+    found = lattice_parts(gap._terms)
     return found is not None and found[1] == 0 and found[3] == [((), 0)]
 
 
 def decided(x) -> bool:
     """Whether the lattice part of ``x`` as written is within the lattice's budgets."""
-    return isinstance(x, int) or not any(_several_extreme(mono) for mono, _ in x._terms) \
+    return isinstance(x, int) or not any(several_extreme(mono) for mono, _ in x._terms) \
         or _lattice(x._terms) is not None

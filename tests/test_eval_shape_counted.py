@@ -18,9 +18,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.types.symbols import substitute
-from npprograms import _sized, judge
-
-BOX = (0, 1, 2, 3, 5)
+from npprograms import BOX, _sized, judge, returning
 
 PROGRAMS = [
     ("np.nonzero(x0)[0]", ["float32[A,B]"]),
@@ -92,8 +90,7 @@ UNDECIDED: set[str] = set()
 
 @pytest.mark.parametrize(("body", "types"), PROGRAMS, ids=[p for p, _ in PROGRAMS])
 def test_functions_refused_before_are_numpys(body, types):
-    params = ", ".join(f"x{i}" for i in range(len(types)))
-    verdict = judge(f"def program({params}):\n    return {body}\n", types, BOX)
+    verdict = judge(returning(body, len(types)), types, BOX)
     assert verdict.status in ("typed", "refused"), verdict.note
     wrong = [w for w in verdict.wrong if w[0] != "undecided" or body not in UNDECIDED]
     assert not wrong, wrong[:3]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from npprograms import judge
+from npprograms import judge, returning
 
 PROGRAMS = [
     ("np.full_like(x0, x1)", ["float32[A,B]", "int8[B]"]),
@@ -48,8 +48,7 @@ LISTS_AND_SHAPES = [
 
 @pytest.mark.parametrize(("source", "types"), PROGRAMS)
 def test_full_like_of_an_array_is_numpys(source: str, types: list[str]) -> None:
-    program = f"def program({', '.join(f'x{i}' for i in range(len(types)))}):\n" \
-              f"    return {source}\n"
+    program = returning(source, len(types))
     verdict = judge(program, types)
     assert verdict.status == "typed", verdict.note
     assert not verdict.wrong, verdict.wrong[:3]

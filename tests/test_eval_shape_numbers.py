@@ -14,7 +14,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.types.symbols import substitute
-from npprograms import compile_program, judge, run_numpy
+from npprograms import compile_program, judge, returning, run_numpy
 
 
 def _judge(source: str, types: list[str], box: tuple[int, ...]) -> None:
@@ -46,11 +46,6 @@ def _judge(source: str, types: list[str], box: tuple[int, ...]) -> None:
             assert want == out.shape, (source, sizes, t, out.shape)
 
 
-def _program(body: str, count: int) -> str:
-    params = ", ".join(f"x{i}" for i in range(count))
-    return f"def program({params}):\n    return {body}\n"
-
-
 BRANCHES = [
     "x0 if x0.dtype == np.float32 else x0.astype(np.float64)",
     "x0 if x0.dtype != np.float32 else x0.astype(np.int8)",
@@ -71,7 +66,7 @@ BRANCHES = [
 def test_a_branch_on_a_dtype_takes_numpys_way(body, dtype):
     """x.dtype compares as NumPy's dtype (``x.dtype == np.float32`` was False for a
     float32 tensor: the other branch's type, float64, where NumPy gives float32)."""
-    _judge(_program(body, 1), [f"{dtype}[A]"], (0, 1, 3))
+    _judge(returning(body, 1), [f"{dtype}[A]"], (0, 1, 3))
 
 
 NUMBERS = [
@@ -95,7 +90,7 @@ INTEGER_NUMBERS = [
 
 @pytest.mark.parametrize("body", INTEGER_NUMBERS)
 def test_a_numpy_number_of_sizes_is_no_python_int(body):
-    _judge(_program(body, 1), ["int64[A,B]"], (0, 1, 3))
+    _judge(returning(body, 1), ["int64[A,B]"], (0, 1, 3))
 
 
 @pytest.mark.parametrize("body", NUMBERS)
@@ -104,7 +99,7 @@ def test_a_size_made_a_numpy_number_fits_its_dtype(body):
     OverflowError past 127; np.array(n, dtype=np.int8) held there, np.int8(n) was
     refused everywhere), and a cast of an array wraps (no condition). (A float64 x0: a
     NumPy number is a 0-d tensor here, which keeps a float32 x0's dtype, docs/numpy.rst.)"""
-    _judge(_program(body, 1), ["float64[A]"], (0, 1, 2, 7, 126, 127, 128, 200, 255, 256))
+    _judge(returning(body, 1), ["float64[A]"], (0, 1, 2, 7, 126, 127, 128, 200, 255, 256))
 
 
 PAIRS = [("int32", "int8"), ("uint8", "int8"), ("bool", "bool"), ("int8", "bool"),
@@ -118,7 +113,7 @@ SHIFTS = ["np.fmod(x0, x1)", "np.left_shift(x0, x1)", "np.right_shift(x0, x1)", 
 def test_fmod_and_shifts_are_numpys(body, pair):
     """np.fmod, np.left_shift, np.right_shift, << and >> type as NumPy (they were not
     supported); a float operand of a shift is refused where NumPy raises TypeError."""
-    source = _program(body, 2)
+    source = returning(body, 2)
     types = [f"{pair[0]}[A]", f"{pair[1]}[A]"]
     fn = compile_program(source)
     out = run_numpy(fn, types, {"A": 2})
@@ -163,6 +158,6 @@ def test_float_repeats_fmod_of_sizes_and_size_steps_are_numpys(body, types):
     slice whose step is a size (which NumPy refuses at 0) and np.linspace of a size's
     count (which NumPy refuses below 0) hold exactly where NumPy runs and give its
     types; all four were refused everywhere."""
-    verdict = judge(_program(body, len(types)), types, (0, 1, 2, 3, 5))
+    verdict = judge(returning(body, len(types)), types, (0, 1, 2, 3, 5))
     assert verdict.status == "typed", verdict.note
     assert not verdict.wrong, verdict.wrong[:3]

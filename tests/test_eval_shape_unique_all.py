@@ -21,7 +21,14 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from npprograms import BOX, compile_program, fails_for_some_data, judge, run_numpy
+from npprograms import (
+    BOX,
+    compile_program,
+    fails_for_some_data,
+    judge,
+    returning,
+    run_numpy,
+)
 
 PROGRAMS = [
     ("np.unique(x0, axis=0)", ["int8[A,B]"]),
@@ -59,8 +66,7 @@ PROGRAMS = [
 
 @pytest.mark.parametrize(("source", "types"), PROGRAMS)
 def test_unique_is_typed_as_numpy_runs_it(source: str, types: list[str]) -> None:
-    program = f"def program({', '.join(f'x{i}' for i in range(len(types)))}):\n" \
-              f"    return {source}\n"
+    program = returning(source, len(types))
     verdict = judge(program, types)
     fn = compile_program(program)
     if verdict.status != "typed":  # refused: NumPy fails at every size
@@ -127,8 +133,7 @@ def test_a_count_bound_is_no_assumption(source: str, types: list[str]) -> None:
     """Where NumPy runs at every size of the box (for ramps and steps of data too), the
     result assumes nothing: the count's own bound ``m >= min(1, A*B)`` (as its cases,
     ``m >= 1 or A == 0 or B == 0``) was reported as an assumption of an n-d input."""
-    program = f"def program({', '.join(f'x{i}' for i in range(len(types)))}):\n" \
-              f"    return {source}\n"
+    program = returning(source, len(types))
     fn = compile_program(program)
     names = sorted({c for t in types for c in t if c in "ABC"})
     for values in itertools.product(BOX, repeat=len(names)):

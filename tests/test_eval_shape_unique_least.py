@@ -20,7 +20,7 @@ import pytest
 from kantensor.ops import CATALOGUE
 from kantensor.ops.params import ArrayRef
 from kantensor.query import query
-from npprograms import compile_program, fails_for_some_data, judge, run_numpy
+from npprograms import compile_program, fails_for_some_data, judge, returning, run_numpy
 
 PROGRAMS = [
     ("np.unique(x0)[0]", ["float32[A]"]),
@@ -38,8 +38,7 @@ PROGRAMS = [
 @pytest.mark.parametrize(("source", "types"), PROGRAMS)
 def test_unique_keeps_one_element_of_a_nonempty_input(source: str, types: list[str]
                                                        ) -> None:
-    program = f"def program({', '.join(f'x{i}' for i in range(len(types)))}):\n" \
-              f"    return {source}\n"
+    program = returning(source, len(types))
     verdict = judge(program, types)
     fn = compile_program(program)
     assert verdict.status == "typed", verdict.note

@@ -136,6 +136,43 @@ def test_no_kantensor_import_inside_a_function():
     assert not hidden, "\n".join(hidden)
 
 
+def private_imports(module: str, tree: ast.AST) -> list[str]:
+    """The names with a leading underscore (not dunders) ``module`` imports from another
+    kantensor module: a private name is its module's own; what another module needs of
+    it is public (``types/dimdivide.py`` builds Dims with ``dim.py``'s ``dim_add``...)."""
+    package = module.split(".")[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("kantensor")):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    base = package[: len(package) - node.level + 1] if node.level else []
+                    target = ".".join([*base, *([node.module] if node.module else [])])
+                    found.append(f"{module} imports {target}.{alias.name} "
+                                 f"(line {node.lineno})")
+    return found
+
+
+#: Private imports left, with why: ``onnx/importer.py``'s ``_Reader`` and
+#: ``onnx/typebytes.py``'s readers, worked on by another branch this session (the lead
+#: makes them public after the merge).
+PRIVATE_IMPORTS_LEFT = {"onnx.contract", "onnx.protos", "onnx.runner", "onnx.shapes"}
+
+
+def test_the_private_import_finder_finds_one():
+    tree = ast.parse("from .dim import Dim, _add\nfrom kantensor.types.poly import _x as y")
+    assert private_imports("types.dimdivide", tree) == [
+        "types.dimdivide imports types.dim._add (line 1)",
+        "types.dimdivide imports kantensor.types.poly._x (line 2)"]
+
+
+def test_no_module_imports_another_modules_private_names():
+    found = [f for name, path in modules().items() if name not in PRIVATE_IMPORTS_LEFT
+             for f in private_imports(name, ast.parse(path.read_text()))]
+    assert not found, "\n".join(found)
+
+
 def test_no_module_is_oversized():
     big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
     assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()

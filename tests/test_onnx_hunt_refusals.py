@@ -157,17 +157,24 @@ def test_dft_of_an_empty_signal_axis(opset, onesided, length):
     assert ran >= 6
 
 
-@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
-@pytest.mark.parametrize("opset", [7, 14, 22])
-@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
-def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction):
+def _recurrence(op: str, gates: int, opset: int, direction: str, features: int) -> tuple:
+    """``(ran, refused)`` of a one-node recurrence (hidden size 2, X ``[s, b, features]``)
+    judged over the grid of ``s`` and ``b``."""
     dirs = 2 if direction == "bidirectional" else 1
-    inputs = {"x": ["s", "b", 3]}
-    constants = {"w": np.zeros((dirs, gates * 2, 3), np.float32),
+    inputs = {"x": ["s", "b", features]}
+    constants = {"w": np.zeros((dirs, gates * 2, features), np.float32),
                  "r": np.zeros((dirs, gates * 2, 2), np.float32)}
     ran, refused, _ = _judge(_model(op, opset, inputs, outputs=2, constants=constants,
                                     hidden_size=2, direction=direction),
                              _grid("s b"), inputs)
+    return ran, refused
+
+
+@pytest.mark.parametrize("op, gates", [("RNN", 1), ("GRU", 3), ("LSTM", 4)])
+@pytest.mark.parametrize("opset", [7, 14, 22])
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction):
+    ran, refused = _recurrence(op, gates, opset, direction, 3)
     assert ran >= 4 and (refused > 0) is (op != "RNN"), (ran, refused)
 
 
@@ -177,13 +184,7 @@ def test_a_recurrence_of_an_empty_batch_or_sequence(op, gates, opset, direction)
 def test_a_recurrence_of_an_empty_input_size(op, gates, opset, direction):
     """X of no feature (W's last axis 0): onnxruntime's GRU aborts at every size, its RNN
     and LSTM run (LSTM with a batch)."""
-    dirs = 2 if direction == "bidirectional" else 1
-    inputs = {"x": ["s", "b", 0]}
-    constants = {"w": np.zeros((dirs, gates * 2, 0), np.float32),
-                 "r": np.zeros((dirs, gates * 2, 2), np.float32)}
-    ran, refused, _ = _judge(_model(op, opset, inputs, outputs=2, constants=constants,
-                                    hidden_size=2, direction=direction),
-                             _grid("s b"), inputs)
+    ran, refused = _recurrence(op, gates, opset, direction, 0)
     assert (ran == 0) is (op == "GRU") and ran + refused == 9, (ran, refused)
 
 

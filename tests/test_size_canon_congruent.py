@@ -17,7 +17,7 @@ import sizing
 from kantensor.types.canon import canonical_form
 from kantensor.types.congruent import congruent_out
 from kantensor.types.dim import Dim
-from kantensor.types.dimdivide import _floordiv, _mod
+from kantensor.types.dimdivide import dim_floordiv, dim_mod
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
 from kantensor.types.symbols import substitute
@@ -86,7 +86,7 @@ def test_t_written_as_max_minus_max_inside_a_floor(data):
     t, u = _linear(data.draw, 0), _linear(data.draw)
     w = data.draw(st.integers(0, 3)) * dim_min(data.draw(st.integers(0, 5)), k)
     d = data.draw(st.integers(2, 6))
-    op = data.draw(st.sampled_from([_floordiv, _mod]))
+    op = data.draw(st.sampled_from([dim_floordiv, dim_mod]))
     x = op(t + w, d)
     y = op(dim_max(t, u) - dim_max(0, u - t) + w, d)
     if isinstance(x, int) or isinstance(y, int):
@@ -157,6 +157,6 @@ def test_congruent_out_keeps_the_value(data):
     inner = (dim_min if data.draw(st.booleans()) else dim_max)(*args)
     c = data.draw(st.integers(-7, 7))
     arg = c * inner + _linear(data.draw) + dim_max(0, args[0] - args[1])
-    x = data.draw(st.sampled_from([_floordiv, _mod]))(arg, data.draw(st.integers(2, 8)))
+    x = data.draw(st.sampled_from([dim_floordiv, dim_mod]))(arg, data.draw(st.integers(2, 8)))
     if not isinstance(x, int):
         assert _equal(congruent_out(x, canonical_form), x)

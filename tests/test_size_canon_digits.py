@@ -22,7 +22,7 @@ from kantensor.types.digits import digits
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.facts import EMPTY
-from kantensor.types.lattice import _several_extreme
+from kantensor.types.lattice import several_extreme
 from kantensor.types.poly import lone_atom
 from kantensor.types.symbols import substitute
 
@@ -172,7 +172,7 @@ def test_sums_over_digits_rewritten_get_one_form(seed, count, d, shift) -> None:
 def _several(x) -> bool:
     """Whether ``x`` has a min or max over several sizes (the lattice's part; one of one
     size is :mod:`kantensor.types.quasiform`'s, whose limits are its own)."""
-    return not isinstance(x, int) and any(_several_extreme(mono) for mono, _ in x._terms)
+    return not isinstance(x, int) and any(several_extreme(mono) for mono, _ in x._terms)
 
 
 # -- a size's remainders inside a floor of several sizes --------------------------------------

@@ -3,7 +3,7 @@ brute force at every satisfying point of a grid of sizes (0 and 1 included) and 
 sizes: a min or max with a piece that is alone the least only at rational points
 (kantensor.types.latticecells.needed: ``min((m % 4)//2, n - m, n//2)`` is ``min((m %
 4)//2, n - m)``), and a sum of min and max whose min of one size took the lattice past its variables
-(lattice._analysed); since canon18, a floor of a min or max of several sizes whose
+(lattice.lattice_parts); since canon18, a floor of a min or max of several sizes whose
 pieces' floors are linear, or never alone the least (kantensor.types.canonextreme:
 ``min(4*m + 1, 4*n + 1, 5*n)//4`` is ``min(m, n)``, ``5*n`` the least only at ``n = 0``),
 and a min ``U`` of several beside its floor and the lattice's rest, written by Hermite's

@@ -158,7 +158,7 @@ def read_target(word: Word, params: dict[str, Any], line: str) -> Any:
     return found
 
 
-#: The kinds of parameters that hold sizes (:mod:`kantensor.ops.params`), where a name
+#: The kinds of parameters that hold sizes (:mod:`kantensor.ops.sizeparams`), where a name
 #: is a named size: ``shape=(n,3)`` is ``(Dim("n"), 3)``.
 SIZE_PARAMS = frozenset({"size", "count", "maybe_size", "sizes", "shape"})
 

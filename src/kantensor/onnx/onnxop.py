@@ -209,7 +209,7 @@ def load_structured(file: str, index: int, raw: dict) -> StructuredEntry:
                            _handler(raw["op"], where, "op"), extra)
 
 
-def _is_structured(raw: Any) -> bool:
+def is_structured(raw: Any) -> bool:
     return isinstance(raw, dict) and "op" in raw
 
 
@@ -217,11 +217,11 @@ def _flat(value: list) -> list:
     return [t for v in value for t in (_flat(v) if isinstance(v, list) else [v])]
 
 
-def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
+def onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
     extra = dict(entry.extra)
     where = entry.where
     since, until = extra.get("since", FIRST_OPSET), extra.get("until")
-    if not _opset(since) or not (until is None or _opset(until)):
+    if not is_opset(since) or not (until is None or is_opset(until)):
         raise CatalogueError(f"{where}: since and until must be opset numbers (ints >= 1)")
     if until is not None and until < since:
         raise CatalogueError(f"{where}: until ({until}) is before since ({since})")
@@ -245,5 +245,5 @@ def _onnx_op(entry: Entry | StructuredEntry) -> OnnxOp:
     return OnnxOp(op_type, domain, since, until, tuple(inputs), entry, op, gives(extra, where))
 
 
-def _opset(value: Any) -> bool:
+def is_opset(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1

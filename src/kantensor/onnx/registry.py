@@ -51,10 +51,10 @@ from .onnxop import (
     KEYS,
     OnnxOp,
     StructuredEntry,
-    _is_structured,
-    _onnx_op,
-    _opset,
+    is_opset,
+    is_structured,
     load_structured,
+    onnx_op,
 )
 
 #: The catalogue's folder of ONNX entries.
@@ -78,7 +78,7 @@ def load_onnx_file(path: str | Path, text: str | None = None, allow: Sequence[st
     errors: list[str] = []
     for i, raw in enumerate(tables):  # every entry is checked: all the errors reported
         try:
-            entries.append(load_structured(name, i, raw) if _is_structured(raw) else
+            entries.append(load_structured(name, i, raw) if is_structured(raw) else
                            load_entry(name, i, raw, allow, KEYS))
         except CatalogueError as exc:
             errors.append(str(exc))
@@ -91,7 +91,7 @@ def load_onnx_file(path: str | Path, text: str | None = None, allow: Sequence[st
                           f"(first defined as op #{seen[entry.name] + 1})")
         seen[entry.name] = entry.index
         try:
-            op = _onnx_op(entry)
+            op = onnx_op(entry)
         except CatalogueError as exc:
             errors.append(str(exc))
             continue
@@ -208,7 +208,7 @@ def _raw(domain: str, op_type: str, i: int) -> Any:
 def _entry(domain: str, op_type: str, i: int) -> OnnxOp:
     """The i-th entry of an op type, built (and checked) on first use."""
     file, index, _ = _rows(domain, op_type)[i]
-    return _onnx_op(_load(file, index, _raw(domain, op_type, i)))
+    return onnx_op(_load(file, index, _raw(domain, op_type, i)))
 
 
 def _may_cover(raw: Any, opset: int) -> bool:
@@ -216,13 +216,13 @@ def _may_cover(raw: Any, opset: int) -> bool:
     opsets' entries are never built): False only where ``since`` and ``until`` are
     opset numbers that exclude it (else the built entry decides, and checks them)."""
     since, until = raw.get("since", FIRST_OPSET), raw.get("until")
-    if not (_opset(since) and (until is None or _opset(until))):
+    if not (is_opset(since) and (until is None or is_opset(until))):
         return True
     return since <= opset and (until is None or opset <= until)
 
 
 def _load(file: str, index: int, raw: Any) -> Entry | StructuredEntry:
-    return load_structured(file, index, raw) if _is_structured(raw) else \
+    return load_structured(file, index, raw) if is_structured(raw) else \
         load_entry(file, index, raw, extra=KEYS)
 
 

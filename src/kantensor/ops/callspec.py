@@ -6,7 +6,7 @@ A catalogue entry's ``call`` is a Python parameter list::
 
 An unannotated name is a tensor input; ``*name`` takes any number of tensors;
 ``name: tensors`` takes one sequence of tensors (``concatenate([a, b])``).
-Every other annotation is a parameter *kind* from :data:`~kantensor.ops.params.KINDS`,
+Every other annotation is a parameter *kind* from :data:`KINDS`,
 or a string of choices (``mode: "full|same|valid" = "full"``). The Dims of size
 parameters (kinds ``size``, ``maybe_size``, ``sizes``) become extra tensor inputs, after
 the others (see :mod:`kantensor.ops.sizes`).
@@ -26,18 +26,23 @@ from typing import Any
 from ..graph.once import once
 from ..types.dim import Dim
 from .fastcall import exact_key
-from .params import BOOL_AXES, KINDS, MARKERS, ParamError, unbooled
+from .params import BOOL_AXES, MARKERS, VALUE_KINDS, ParamError, unbooled
+from .sizeparams import SIZED_KINDS
 from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inputs, untie
 
-#: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
-#: shape_of).
-SIZE_KINDS = frozenset({"size", "count", "maybe_size", "sizes", "index", "partial_sizes",
-                        "partial_values"})
+#: Parameter kinds: normaliser from a user's value to a hashable prop value, of plain
+#: values (:mod:`kantensor.ops.params`) and of values that may hold sizes
+#: (:mod:`kantensor.ops.sizeparams`).
+KINDS = {**VALUE_KINDS, **SIZED_KINDS}
 
 #: The kinds of parameters whose Dims the builder writes over the axes of the call's
 #: tensor inputs (reshape's shape); axis sizes of other variables become ``shape_of``
 #: inputs (see :func:`kantensor.ops.sizes.given_operands`).
 OWN_SIZE_KINDS = frozenset({"shape"})
+
+#: The kinds of parameters whose Dims are carried by inputs of their own (SizeOp,
+#: shape_of): the other kinds that may hold sizes.
+SIZE_KINDS = frozenset(SIZED_KINDS) - OWN_SIZE_KINDS
 
 
 #: Annotations that mark tensor inputs rather than parameters.

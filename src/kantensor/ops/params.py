@@ -1,28 +1,28 @@
 """Parameter values of Ops: the kinds a ``call`` may annotate a parameter with.
 
-Each kind in :data:`KINDS` checks a user's value and normalises it to a hashable
-value, because parameters become props of the Op (``sum{axis=(1,), keepdims=False}``).
-How a call is split into tensors and parameters is :mod:`kantensor.ops.callspec`; the
-objects some kinds normalise to (slices, index arrays, arrays, subgraphs, ``UNSET``) are
-:mod:`kantensor.ops.paramvalues` (importable from here too).
+Each kind (:data:`kantensor.ops.callspec.KINDS`) checks a user's value and normalises
+it to a hashable value, because parameters become props of the Op (``sum{axis=(1,),
+keepdims=False}``). Here: the errors, axis normalisation and the kinds of plain values
+(:data:`VALUE_KINDS`); the kinds whose values may hold sizes are
+:mod:`kantensor.ops.sizeparams`. How a call is split into tensors and parameters is
+:mod:`kantensor.ops.callspec`; the objects some kinds normalise to (slices, index arrays,
+arrays, subgraphs, ``UNSET``) are :mod:`kantensor.ops.paramvalues` (importable from here
+too).
 """
 
 from __future__ import annotations
 
-import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..types.dim import Dim
-from ..types.dimorder import asked
 from ..types.dtypes import STRING, category, normalize_dtype
-from ..types.sizenum import Ratio
-from ..types.symbols import sign_when_large
 from .paramvalues import MARKERS as MARKERS
-from .paramvalues import UNSET, ArrayParam, ArrayRef, GraphParam, SliceItem
+from .paramvalues import UNSET, ArrayParam, GraphParam
+from .paramvalues import ArrayRef as ArrayRef
+from .paramvalues import SliceItem as SliceItem
 from .paramvalues import unset as unset
 
 
@@ -53,7 +53,8 @@ def normalize_axes(axes: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     return tuple(sorted(out))
 
 
-def _int(value: Any, what: str = "an int") -> int:
+def as_int(value: Any, what: str = "an int") -> int:
+    """``value`` as an int (``operator.index``): not a bool, float or tensor."""
     if isinstance(value, bool | float) or hasattr(value, "owner"):
         raise ParamError(f"expected {what}, got {value!r}")
     try:
@@ -64,8 +65,8 @@ def _int(value: Any, what: str = "an int") -> int:
 
 def _ints(value: Any, what: str = "an int or a sequence of ints") -> tuple[int, ...]:
     if isinstance(value, Sequence) and not isinstance(value, str):
-        return tuple(_int(v, what) for v in value)
-    return (_int(value, what),)
+        return tuple(as_int(v, what) for v in value)
+    return (as_int(value, what),)
 
 
 def _axes(value: Any, what: str = "None, an int or a sequence of ints"
@@ -77,10 +78,10 @@ def _axes(value: Any, what: str = "None, an int or a sequence of ints"
     if value is None:
         return None
     if isinstance(value, np.ndarray) and value.ndim:
-        return tuple(_int(v, what) for v in value)
+        return tuple(as_int(v, what) for v in value)
     if isinstance(value, Sequence) and not isinstance(value, str):
         return _ints(value, what)
-    return _int(value, what)
+    return as_int(value, what)
 
 
 def _not_array(value: Any, what: str) -> None:
@@ -118,20 +119,16 @@ def _maybe_accumulated_axis(value: Any) -> int | tuple[int] | None:
     if isinstance(value, tuple):
         if len(value) != 1:
             raise ParamError("accumulate does not allow multiple axes")
-        return None if value[0] is None else (_int(value[0], "None or an int"),)
-    return _maybe_axis(value)
-
-
-def _maybe_axis(value: Any) -> int | None:
-    return None if value is None else _int(value, "None or an int")
+        return None if value[0] is None else (as_int(value[0], "None or an int"),)
+    return _maybe_int(value)
 
 
 def _maybe_int(value: Any) -> int | None:
-    return None if value is None else _int(value, "None or an int")
+    return None if value is None else as_int(value, "None or an int")
 
 
 def _maybe_number(value: Any) -> bool | int | float | complex | None:
-    return None if value is None else _number(value)
+    return None if value is None else as_number(value)
 
 
 def _cutoff(value: Any) -> bool | int | float | complex | None:
@@ -182,7 +179,8 @@ def _dtype(value: Any) -> str:
     return name
 
 
-def _number(value: Any) -> bool | int | float | complex:
+def as_number(value: Any) -> bool | int | float | complex:
+    """``value`` as a Python number (a 0-d array's ``item()``)."""
     if isinstance(value, bool | int | float | complex):
         return value
     if hasattr(value, "item") and getattr(value, "ndim", None) == 0:
@@ -239,77 +237,6 @@ def _bad(value: Any, what: str) -> Any:
     raise ParamError(f"expected {what}, got {value!r}")
 
 
-def _size(value: Any) -> int | Dim:
-    """One entry of a shape: an int or a symbolic size (a Dim or Dim expression, such as
-    an entry of ``x.shape``)."""
-    if isinstance(value, Dim):
-        return value
-    if value is None:
-        raise ParamError(_UNKNOWN_SIZE)
-    return _int(value, "an int or a Dim")
-
-
-def _shape(value: Any) -> tuple[int | Dim, ...]:
-    """A shape: one size or a sequence of them (ints, Dims, ``x.shape`` entries)."""
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return tuple(_size(v) for v in value)
-    return (_size(value),)
-
-
-_UNKNOWN_SIZE = ("a size None (unknown) cannot be a size parameter: its value would not be "
-                 "known when the graph runs; use x.shape[i] (not x.type.shape[i]), whose "
-                 "unknown sizes are taken from x when the graph runs, or give that axis a "
-                 "name (kt.Dim) in the input's type")
-
-
-def _symbolic_size(value: Any) -> int | Dim:
-    """One size of a ``size``/``sizes`` parameter: an int, or a Dim or Dim expression (an
-    entry of ``x.shape``), which the call carries in an input (see
-    :mod:`kantensor.ops.sizes`)."""
-    if isinstance(value, Dim):
-        return value
-    if value is None:
-        raise ParamError(_UNKNOWN_SIZE)
-    return _int(value, "an int or a Dim")
-
-
-def _count(value: Any) -> int | Dim:
-    """A repeat count: a size, or a float (a Python float of sizes too) that NumPy casts
-    to an int toward zero (``np.repeat(x, 2.5)`` repeats twice, ``n / 2`` is ``n // 2``
-    times); a Ratio's truncation asks its sign where a trace may answer it."""
-    if isinstance(value, float | np.floating) and np.isfinite(value):
-        return int(value)
-    if isinstance(value, Ratio):  # its numerator's sign asked at the program's line
-        negative = asked("<=", value.num, -1) if isinstance(value.num, Dim) else None
-        value = -math.trunc(-value) if negative is True else math.trunc(value)
-    return _symbolic_size(value)
-
-
-def _maybe_symbolic_size(value: Any) -> int | Dim | None:
-    return None if value is None else _symbolic_size(value)
-
-
-def _partial_sizes(value: Any) -> tuple[int | Dim | None, ...] | None:
-    """Integers known in part (an ONNX shape input folded from ``Shape`` nodes): None
-    (nothing known), or a sequence of ints, Dims and None (that entry unknown). Each Dim
-    is carried by an input, as for ``sizes``."""
-    if value is None:
-        return None
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        value = (value,)
-    return tuple(None if v is None else _symbolic_size(v) for v in value)
-
-
-def _partial_values(value: Any) -> tuple[int | float | Dim | None, ...] | None:
-    """Numbers known in part (an ONNX input's value read with the model): None, or a
-    sequence of numbers, Dims and None (unknown). Each Dim is carried by an input."""
-    if value is None:
-        return None
-    if not isinstance(value, Sequence) or isinstance(value, str):
-        value = (value,)
-    return tuple(v if v is None or isinstance(v, Dim) else _number(v) for v in value)
-
-
 def _index_values(value: Any) -> tuple[int, ...] | None:
     """Integers all known (an ONNX input's constant indices, read for the conditions
     they make), or None: unknown, or an entry that is no int (a size, unknown)."""
@@ -328,16 +255,8 @@ def _dtyped_number(value: Any) -> tuple[str, bool | int | float | complex]:
     if isinstance(value, np.ndarray) and value.size == 1:
         return _dtype(value.dtype), value.reshape(()).item()
     if isinstance(value, tuple | list) and len(value) == 2:
-        return _dtype(value[0]), _number(value[1])
+        return _dtype(value[0]), as_number(value[1])
     raise ParamError(f"expected a one-element array or a (dtype, number) pair, got {value!r}")
-
-
-def _symbolic_shape(value: Any) -> tuple[int | Dim, ...]:
-    """A shape of ints and Dims (``x.shape`` and its entries among them): one size or a
-    sequence of them."""
-    if isinstance(value, Sequence) and not isinstance(value, str):
-        return tuple(_symbolic_size(v) for v in value)
-    return (_symbolic_size(value),)
 
 
 def _pad_width(value: Any) -> tuple[tuple[int, int], ...]:
@@ -365,47 +284,7 @@ def _axis_pairs(value: Any) -> int | tuple[tuple[int, ...], tuple[int, ...]]:
             raise ParamError(f"expected {what}, got {value!r}")
         first, second = (_ints(v, what) for v in value)
         return first, second
-    return _int(value, what)
-
-
-
-def _index(value: Any) -> tuple:
-    """A basic index (ints, slices, None, ``...``) as a hashable tuple; a slice
-    becomes ``("slice", start, stop, step)``. Positions and slice bounds may be sizes
-    (Dims, entries of ``x.shape``): the call carries them in inputs of their own (see
-    :mod:`kantensor.ops.sizes`)."""
-    items = value if isinstance(value, tuple) else (value,)
-    out: list[Any] = []
-    for item in items:
-        if item is None or item is Ellipsis or isinstance(item, ArrayRef):
-            out.append(item)
-        elif isinstance(item, tuple) and len(item) == 4 and item[0] == "slice":
-            out.append(_index(slice(*item[1:]))[0])  # already normalised
-        elif isinstance(item, slice):
-            parts = [None if p is None else p if isinstance(p, Dim) else
-                     _int(p, "slice bounds and steps that are ints or None (or sizes)")
-                     for p in (item.start, item.stop, item.step)]
-            if isinstance(parts[2], Dim) and sign_when_large(parts[2]) != 1:
-                raise ParamError(f"a slice step that is a size must be positive where its "
-                                 f"sizes are large (x[::n]), got {parts[2]}")
-            if type(parts[2]) is int and parts[2] == 0:
-                raise ParamError("slice step cannot be zero")
-            for bound in parts[:2]:
-                if isinstance(bound, Dim) and not sign_when_large(bound):
-                    asked(">=", bound, 0)  # (SliceItem)
-            out.append(SliceItem(*parts))
-        elif isinstance(item, Dim):  # x[n - 1]: a size as a position
-            out.append(item)
-        else:
-            try:
-                out.append(_int(item))
-            except ParamError:
-                raise ParamError(f"only basic indexing is supported (ints, slices, None, "
-                                 f"...); got {item!r}") from None
-    if sum(i is Ellipsis for i in out) > 1:
-        raise ParamError("an index can only have a single ellipsis ('...')")
-    return tuple(out)
-
+    return as_int(value, what)
 
 
 def _array_param(value: Any) -> ArrayParam | None:
@@ -423,14 +302,12 @@ def _array_param(value: Any) -> ArrayParam | None:
     return ArrayParam(str(array.dtype), array.shape, tuple(array.ravel().tolist()))
 
 
-
 def _graph_param(value: Any) -> GraphParam | None:
     if value is None or isinstance(value, GraphParam):
         return value
     raise ParamError(f"expected a subgraph, got {type(value).__name__}")
 
 
-#: Parameter kinds: normaliser from a user's value to a hashable prop value.
 #: The parameters (Op, name) whose axes NumPy reads with ``operator.index``, so that a
 #: Python bool is the int it is (``np.flip(x, axis=True)`` flips axis 1), and whether
 #: it reads the bools in a sequence of axes so too (``np.flip(x, axis=(True,))``; not
@@ -462,22 +339,18 @@ def unbooled(value: Any, in_sequences: bool) -> Any:
     return None
 
 
-KINDS: dict[str, Callable[[Any], Any]] = {
+#: The kinds of plain values (numbers, strings, dtypes, axes, arrays, subgraphs):
+#: normaliser from a user's value to a hashable prop value; the kinds holding sizes
+#: are :data:`kantensor.ops.sizeparams.SIZED_KINDS`.
+VALUE_KINDS: dict[str, Callable[[Any], Any]] = {
     "array": _array_param,
     "graph": _graph_param,
-    "int": _int,
+    "int": as_int,
     "ints": _ints,
-    "shape": _shape,
-    "size": _symbolic_size,
-    "count": _count,
-    "maybe_size": _maybe_symbolic_size,
-    "sizes": _symbolic_shape,
-    "partial_sizes": _partial_sizes,
-    "partial_values": _partial_values,
     "index_values": _index_values,
     "dtyped_number": _dtyped_number,
-    "axis": _int,
-    "maybe_axis": _maybe_axis,
+    "axis": as_int,
+    "maybe_axis": _maybe_int,
     "maybe_accumulated_axis": _maybe_accumulated_axis,
     "maybe_int": _maybe_int,
     "axes": _axes,
@@ -488,7 +361,7 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "strings": _strings,
     "dtype": _dtype,
     "maybe_dtype": _maybe_dtype,
-    "number": _number,
+    "number": as_number,
     "numbers": _numbers,
     "quantiles": _quantiles,
     "maybe_number": _maybe_number,
@@ -496,5 +369,4 @@ KINDS: dict[str, Callable[[Any], Any]] = {
     "norm_order": _norm_order,
     "pad_width": _pad_width,
     "axis_pairs": _axis_pairs,
-    "index": _index,
 }

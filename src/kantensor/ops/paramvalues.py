@@ -3,7 +3,8 @@ hashable objects an Op's props can hold: a slice of a basic index (:class:`Slice
 an index array of an advanced one (:class:`ArrayRef`), an array or a subgraph given as a
 parameter (:class:`ArrayParam`, :class:`GraphParam`), and :data:`UNSET`, a parameter
 not given. The kinds that check a user's value and make these are in
-:mod:`kantensor.ops.params`, which names them all."""
+:mod:`kantensor.ops.params` and :mod:`kantensor.ops.sizeparams` (the index's slices and
+index arrays); :data:`kantensor.ops.callspec.KINDS` names them all."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Symbolic sizes as parameters: ``kt.zeros((n, 3))``, ``kt.broadcast_to(v, x.shape)``.
 
 A size parameter (kinds ``size``, ``maybe_size`` and ``sizes`` of
-:mod:`kantensor.ops.params`) holds ints and Dims (``Dim("n")``, ``n + 1``, an entry of
+:mod:`kantensor.ops.sizeparams`) holds ints and Dims (``Dim("n")``, ``n + 1``, an entry of
 ``x.shape``). The relation only sees sizes through the types of its inputs, so each
 distinct Dim of a call becomes one more tensor input: a ``bool[n]`` whose only meaning
 is its length. The template renders those inputs as operands ``(s0)``, ``(s1)``, ... and

@@ -28,7 +28,7 @@ from ..types.type import TensorType
 from .arity import check_arity
 from .direct import direct_build
 from .messages import failure_message, label
-from .solve import _input_terms, failures, solutions
+from .solve import failures, input_terms, solutions
 
 __all__ = ["MAX_CASES", "Build", "build", "forward_types", "infer", "relational"]
 
@@ -147,7 +147,7 @@ def relational(sig: Overloads, types: tuple, wrapped: tuple, facts: Facts = EMPT
     later alternative (the other reading) applies only where the facts refute it."""
     S = fresh_state({FACTS: facts} if facts else {})
     try:
-        in_terms = _input_terms(S, types, wrapped)
+        in_terms = input_terms(S, types, wrapped)
     except TypeInferenceError as exc:
         return str(exc)
     cases: list[tuple[tuple[TensorType, ...], tuple[Clause, ...]]] = []

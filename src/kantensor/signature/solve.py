@@ -437,7 +437,7 @@ def as_term(x: Any, S: ConstrainedState, where: str) -> Any:
                     f"a Python number or a logic variable, got {x!r}")
 
 
-def _input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
+def input_terms(S: ConstrainedState, types: tuple, wrapped: tuple) -> list:
     return [tensor_term(t, S, w, f"input {i}")
             for i, (t, w) in enumerate(zip(types, wrapped, strict=True))]
 
@@ -459,7 +459,7 @@ def failures(sig: Any, types: Sequence[TensorType], wrapped: Sequence[bool]
             continue
         with explaining() as reasons:
             S = fresh_state({})
-            ok = c.apply(S, _input_terms(S, tuple(types), tuple(wrapped)),
+            ok = c.apply(S, input_terms(S, tuple(types), tuple(wrapped)),
                          [fresh() for _ in c.alt.outputs])
             if ok:  # pragma: no cover - explain runs only after a failure
                 reasons.append("no solution")

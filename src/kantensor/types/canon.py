@@ -63,7 +63,7 @@ from .canonresidue import residues_out
 from .canonsplit import separated
 from .canonunfold import unfolded
 from .congruent import congruent_out
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .intervals import nonnegative_atom
 from .lattice import lattice_form, lattice_kept
 from .narrow import narrowed
@@ -167,10 +167,10 @@ def _canonical(terms: tuple) -> DimLike:
             rest[mono] = c
     over: dict[tuple, Dim] = {}  # each linear form u's part, over the placeholder
     for core, part in cores.items():
-        p = sum((c * _over(_symbol(atom), core) for ((atom, _),), c in part.items()), start=0)
+        p = sum((c * _over(atom_dim(atom), core) for ((atom, _),), c in part.items()), start=0)
         found = [] if isinstance(p, int) or not in_fragment(p, _U) else [
             (t, form, aside) for t, aside in _shifts(p)
-            if (form := one_symbol_form(p + t * _symbol(_U), _U)) is not None]
+            if (form := one_symbol_form(p + t * atom_dim(_U), _U)) is not None]
         if found:
             over[core] = found
         else:
@@ -278,7 +278,7 @@ def _over_own(p: Dim) -> DimLike | None:
         return None
     form = one_symbol_form(q, _U)
     return None if form is None else \
-        substitute(form[0], {_U: canonical_form(_symbol(inner))}) + form[1]
+        substitute(form[0], {_U: canonical_form(atom_dim(inner))}) + form[1]
 
 
 def _home(mono: tuple, parts: dict, rest: dict) -> dict:
@@ -308,7 +308,7 @@ def _constant_in(x: DimLike) -> DimLike:
     q = split_constant(x)[1] // c
     if not q:
         return x
-    return x - c * _symbol(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
+    return x - c * atom_dim(atom) - c * q + c * APPLY[atom.op](*(g + q for g in atom.args))
 
 
 class _Placeholder:
@@ -339,9 +339,9 @@ def _core(atom: Hashable) -> tuple | None:
     core = tuple((mono, c // g) for mono, c in linear)
     if len(core) == 1 and core[0][0][0][0] is not atom:  # a min or max of several that
         inner = _core(core[0][0][0][0])  # is a function of its own u: that u
-        if inner is not None and _over(_symbol(atom), inner) is not None:
+        if inner is not None and _over(atom_dim(atom), inner) is not None:
             return inner  # (min(3*k + 3*n, k + n + 24) % 2 is (k + n) % 2)
-    return core if _over(_symbol(atom), core) is not None else None
+    return core if _over(atom_dim(atom), core) is not None else None
 
 
 def _linear_part(atom: Opaque) -> tuple | None:
@@ -382,14 +382,14 @@ def _remainder_of_extreme(atom: Opaque) -> bool:
     arg = atom.args[0]
     inner = None if isinstance(arg, int) else lone_atom(arg._terms)
     return isinstance(inner, Opaque) and inner.op in ("min", "max") and \
-        arg._terms == _symbol(inner)._terms and _formed(atom)
+        arg._terms == atom_dim(inner)._terms and _formed(atom)
 
 
 def _formed(atom: Opaque) -> bool:
     """Whether an atom of one symbol is its own form (else the atoms over it are
     formed over their arguments' forms first: ``(m + min(8, 4*n)) % 4`` is ``m % 4``
     once ``min(8, 4*n)`` is ``4*min(2, n)``)."""
-    form = canonical_form(_symbol(atom))
+    form = canonical_form(atom_dim(atom))
     return not isinstance(form, int) and lone_atom(form._terms) == atom
 
 
@@ -427,7 +427,7 @@ def _over(x: DimLike, core: tuple) -> DimLike | None:
         t = linear.get(core[0][0], 0) // core[0][1]
         if len(linear) != len(core) or any(linear.get(m) != t * k for m, k in core):
             return None
-        total = total + t * _symbol(_U)
+        total = total + t * atom_dim(_U)
     return total
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .lattice import lattice_form
 from .poly import Opaque
 from .readback import by_int, of_terms, several
@@ -48,7 +48,7 @@ def _floored(terms: tuple) -> DimLike | None:
             continue
         spread = _spread(atom.args[0], atom.args[1], terms)
         if spread is not None:
-            out = (of_terms(terms) if out is None else out) - k * _symbol(atom) + k * spread
+            out = (of_terms(terms) if out is None else out) - k * atom_dim(atom) + k * spread
     return out
 
 
@@ -67,7 +67,7 @@ def _spread(arg: Dim, d: int, terms: tuple) -> DimLike | None:
     extreme = mono[0][0]
     if sum(_count(t, extreme) for t, _ in terms) != 1:
         return None
-    rest = arg - a * _symbol(extreme)
+    rest = arg - a * atom_dim(extreme)
     spread = lattice_form(APPLY[extreme.op](*((a * p + rest) // d for p in extreme.args)))
     return spread if _floors(spread) <= _floors(arg) else None
 

@@ -42,8 +42,8 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Final
 
-from .dim import DimLike, _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import DimLike, atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .intervals import interval
 from .poly import Opaque, lone_atom
 from .readback import atom_symbols, of_terms
@@ -87,7 +87,7 @@ def _rewritten(x: DimLike, form: Form | None) -> DimLike | None:
         found = _written(atom.op, atom.args[0]._terms, atom.args[1], form)
         if found is None or not isinstance(found, int) and found._terms == _one(mono):
             continue
-        return x - k * _symbol(atom) + k * found
+        return x - k * atom_dim(atom) + k * found
     return None
 
 
@@ -102,7 +102,7 @@ def _written(op: str, terms: tuple, d: int, form: Form | None) -> DimLike | None
     folded = _folded(arg, d)
     if folded is None:
         return None
-    return _floordiv(folded, d) if op == "//" else _mod(folded, d)
+    return dim_floordiv(folded, d) if op == "//" else dim_mod(folded, d)
 
 
 def _digits(arg: DimLike) -> list[tuple[Hashable, int, Opaque | None, Opaque | None]]:
@@ -115,9 +115,9 @@ def _digits(arg: DimLike) -> list[tuple[Hashable, int, Opaque | None, Opaque | N
                 and r.args[1] > 1 and not isinstance(r.args[0], int)):
             continue
         s = lone_atom(r.args[0]._terms)
-        if s is None or isinstance(s, Opaque) or r.args[0]._terms != _symbol(s)._terms:
+        if s is None or isinstance(s, Opaque) or r.args[0]._terms != atom_dim(s)._terms:
             continue
-        q = lone_atom(_floordiv(_symbol(s), r.args[1])._terms)
+        q = lone_atom(dim_floordiv(atom_dim(s), r.args[1])._terms)
         out.append((s, r.args[1], q if q in atoms else None, r))
     return out
 
@@ -133,7 +133,7 @@ def _folded(arg: DimLike, d: int) -> DimLike | None:
         a, b = coefficient[q], coefficient[r]
         if (a - e * b) % d:
             continue
-        out = out - a * _symbol(q) - b * _symbol(r) + b * _symbol(s) + (a - e * b) * _symbol(q)
+        out = out - a * atom_dim(q) - b * atom_dim(r) + b * atom_dim(s) + (a - e * b) * atom_dim(q)
         changed = True
     return out if changed else None
 
@@ -160,10 +160,10 @@ def _reduced(op: str, arg: DimLike, d: int, form: Form | None) -> DimLike | None
     for s, e, _, r in _digits(arg):
         c = terms.pop(s, 0)
         if c:  # s == e*(s//e) + s % e
-            q = lone_atom(_floordiv(_symbol(s), e)._terms)
+            q = lone_atom(dim_floordiv(atom_dim(s), e)._terms)
             terms[q] = terms.get(q, 0) + c * e
             terms[r] += c
-    bounds = {a: interval(_symbol(a)) if isinstance(a, Opaque) else (0, None) for a in terms}
+    bounds = {a: interval(atom_dim(a)) if isinstance(a, Opaque) else (0, None) for a in terms}
     bounded = {a: c for a, c in terms.items() if None not in bounds[a]}
     if not bounded or len(bounded) > MAX_BOUNDED:
         return None
@@ -186,22 +186,22 @@ def _reduced(op: str, arg: DimLike, d: int, form: Form | None) -> DimLike | None
             e: DimLike = r0
             for k, a in zip(choice, bounded, strict=True):
                 left[a] -= k
-                e = e + k * _symbol(a)
+                e = e + k * atom_dim(a)
             b: DimLike = (constant - r0) // g  # B: every coefficient left a multiple of g
             for a, c in left.items():
-                b = b + c // g * _symbol(a)
+                b = b + c // g * atom_dim(a)
             if not below:  # B + E//g, E's size's part in its form (Hermite's identity
-                b = _formed(b + _floordiv(e, g), next(iter(sizes)), form)  # may meet B's)
-                e = form(_mod(e, g))
+                b = _formed(b + dim_floordiv(e, g), next(iter(sizes)), form)  # may meet B's)
+                e = form(dim_mod(e, g))
             if not isinstance(b, int):
                 b = _folded(b, d // g) or b  # (before the floor: the Dim algebra writes
             # (m//4 + X)//3 as (m + 4*X)//12)
-            out = g * _mod(b, d // g) + e if op == "%" else _floordiv(b, d // g)
+            out = g * dim_mod(b, d // g) + e if op == "%" else dim_floordiv(b, d // g)
             key = (not below, *_key(out))  # (an E below g first: its floor drops E)
             if best is None or key < best[0]:
                 best = key, out
     if best is not None and best[0][0]:  # (only E//g: beside the size as it is, which
-        here = _floordiv(arg, d) if op == "//" else _mod(arg, d)  # may be shorter: (2*n
+        here = dim_floordiv(arg, d) if op == "//" else dim_mod(arg, d)  # may be shorter: (2*n
         if _key(here) <= best[0][1:]:  # + m % 3)//4, not (n + (m % 3)//2)//2)
             return None
     return None if best is None else best[1]

@@ -29,8 +29,8 @@ from typing import Final
 
 import numpy as np
 
-from .dim import DimLike, _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import DimLike, atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .poly import Opaque, lone_atom
 from .quasi import Table, in_fragment, least_table, table
 from .quasiform import table_form
@@ -78,7 +78,7 @@ def _rewritten(x: DimLike) -> DimLike | None:
         if found is None:
             continue
         arg, out = found
-        y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, atom.args[1])
+        y = x - k * atom_dim(atom) + k * APPLY[atom.op](arg, atom.args[1])
         return y + k * out if atom.op == "//" else y
     return None
 
@@ -100,7 +100,7 @@ def _written(terms: tuple, d: int) -> tuple[DimLike, DimLike] | None:
         if len(symbols) != 1:
             return None
         s = next(iter(symbols))
-        parts[s] = parts.get(s, 0) + c * _symbol(mono[0][0])
+        parts[s] = parts.get(s, 0) + c * atom_dim(mono[0][0])
     if len(parts) < 2:
         return None
     arg: DimLike = constant
@@ -113,7 +113,7 @@ def _written(terms: tuple, d: int) -> tuple[DimLike, DimLike] | None:
             continue
         form, p0 = f
         arg = arg + form + p0
-        out = out + _floordiv(p - p0 - form, d)  # exact: p - p0 - form is d*Q
+        out = out + dim_floordiv(p - p0 - form, d)  # exact: p - p0 - form is d*Q
         changed = True
     return (arg, out) if changed else None
 
@@ -130,10 +130,10 @@ def _residue_form(p: DimLike, s: Hashable, d: int) -> tuple[DimLike, int] | None
     if found is None or not found[0]:
         return None
     p0 = found[2]
-    n = _symbol(s)
+    n = atom_dim(s)
     best = None
     for a in range(d):
-        rest = _mod(p - p0 - a * n, d)
+        rest = dim_mod(p - p0 - a * n, d)
         found = None if isinstance(rest, int) else table(rest)
         if found is None and not isinstance(rest, int):
             continue

@@ -25,7 +25,7 @@ from typing import Final
 
 import numpy as np
 
-from .dim import DimLike, _symbol
+from .dim import DimLike, atom_dim
 from .poly import Opaque
 from .quasi import in_fragment, table, values
 from .readback import atom_symbols, of_terms
@@ -52,7 +52,7 @@ def separated(x: DimLike) -> DimLike:
             continue
         found = _split(atom)
         if found is not None:
-            out = out - k * _symbol(atom) + k * found
+            out = out - k * atom_dim(atom) + k * found
     return out
 
 
@@ -85,7 +85,7 @@ def _split(atom: Opaque) -> DimLike | None:
                 for i in range(len(sizes))) - (len(sizes) - 1) * zero
     if not np.array_equal(np.broadcast_to(whole, grid.shape), grid):
         return None
-    here = _symbol(atom)
+    here = atom_dim(atom)
     total: DimLike = -(len(sizes) - 1) * int(zero)
     for s in sizes:
         total = total + substitute(here, {t: 0 for t in sizes if t != s})

@@ -5,8 +5,8 @@ linear form over a size and over its remainders are one atom for
 
 from __future__ import annotations
 
-from .dim import Dim, DimLike, _symbol
-from .dimdivide import _floordiv
+from .dim import Dim, DimLike, atom_dim
+from .dimdivide import dim_floordiv
 from .narrow import constants_out
 from .poly import Opaque
 from .readback import atom_symbols, by_int, several
@@ -34,11 +34,11 @@ def unfolded(x: Dim) -> DimLike:
             r = inner[0][0] if len(inner) == 1 and inner[0][1] == 1 else None
             if by_int(r, "%") and not (c * r.args[1]) % d and \
                     len(atom_symbols(r)) == 1 and not _nested(arg, r):
-                arg = arg - c * _symbol(r) + c * r.args[0]
-                out = out - c * r.args[1] // d * _floordiv(r.args[0], r.args[1])
+                arg = arg - c * atom_dim(r) + c * r.args[0]
+                out = out - c * r.args[1] // d * dim_floordiv(r.args[0], r.args[1])
         arg = constants_out(arg)
         if arg is not atom.args[0]:
-            y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, d)
+            y = x - k * atom_dim(atom) + k * APPLY[atom.op](arg, d)
             if atom.op == "//":
                 y = y + k * out
             return y if isinstance(y, int) else unfolded(y)

@@ -21,7 +21,7 @@ from itertools import product
 
 from .canon import canonical_form
 from .conditions import AnyOf, Clause, Condition
-from .dim import Dim, DimLike, _make, _symbol
+from .dim import Dim, DimLike, atom_dim, from_poly
 from .facts import Facts
 from .poly import Opaque
 from .symbols import free_symbols
@@ -89,7 +89,7 @@ def _cases(clauses: Sequence[Clause], facts: Facts, symbols: Iterable[Hashable]
         if not base.consistent():
             continue
         for zeros in product((True, False), repeat=len(split)):
-            f = base.with_(*(Condition(_symbol(s), "==" if z else ">=", 0 if z else 1)
+            f = base.with_(*(Condition(atom_dim(s), "==" if z else ">=", 0 if z else 1)
                              for s, z in zip(split, zeros, strict=True)))
             if f.consistent():
                 found.append(f)
@@ -127,11 +127,11 @@ def _parts(x: DimLike) -> list[DimLike]:
             found[y] = None
         terms = y._terms
         if len(terms) > 1:
-            stack.extend(_make({mono: coeff}) for mono, coeff in terms)
+            stack.extend(from_poly({mono: coeff}) for mono, coeff in terms)
         for mono, _ in terms:
             for atom, _ in mono:
                 if isinstance(atom, Opaque):
                     stack.extend(a for a in atom.args if isinstance(a, Dim))
     for s in free_symbols(x):
-        found.setdefault(_symbol(s), None)
+        found.setdefault(atom_dim(s), None)
     return list(found)

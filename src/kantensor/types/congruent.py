@@ -30,10 +30,10 @@ from collections.abc import Callable, Hashable
 from functools import lru_cache
 from typing import Final
 
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .fourier import TooLarge
 from .intervals import nonnegative_atom
-from .lattice import _analysed, _one_extreme, _several_extreme, lattice_form
+from .lattice import lattice_form, lattice_parts, one_extreme, several_extreme
 from .poly import Opaque, atom_key, lone_atom
 from .readback import of_terms
 from .symbols import APPLY, free_symbols, rebuild
@@ -62,7 +62,7 @@ def congruent_out(x: DimLike, form: Callable[[DimLike], DimLike]) -> DimLike:
         arg = _split(atom.args[0]._terms, atom.args[1], form)
         if arg is None:
             continue
-        y = x - k * _symbol(atom) + k * APPLY[atom.op](arg, atom.args[1])
+        y = x - k * atom_dim(atom) + k * APPLY[atom.op](arg, atom.args[1])
         return y if isinstance(y, int) else congruent_out(y, form)
     return x
 
@@ -72,9 +72,9 @@ def _extremes_of_several(atom: Opaque) -> bool:
     size while the argument is over several sizes (``(max(3*n - 2, n) + min(4, k))//2``,
     pieces ``3*n - 2 + v`` and ``n + v``: its one-size parts are not formed alone)."""
     terms = dict(atom.args[0]._terms)
-    if any(map(_several_extreme, terms)):
+    if any(map(several_extreme, terms)):
         return True
-    return len(_symbols(atom)) > 1 and any(_one_extreme(mono) for mono in terms)
+    return len(_symbols(atom)) > 1 and any(one_extreme(mono) for mono in terms)
 
 
 class _Free:
@@ -123,7 +123,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
 
     def hide(a: Hashable) -> DimLike | None:
         if a in free:
-            return _symbol(free[a])
+            return atom_dim(free[a])
         if isinstance(a, Opaque) and a.op in ("min", "max"):
             return APPLY[a.op](*(g if isinstance(g, int) else rebuild(g, hide)
                                  for g in a.args))
@@ -131,7 +131,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
 
     try:
         y = rebuild(x, hide) if free else x
-        found = None if isinstance(y, int) else _analysed(y._terms)
+        found = None if isinstance(y, int) else lattice_parts(y._terms)
     except TooLarge:
         return None
     if found is None or len(found[3]) < 2:
@@ -145,7 +145,7 @@ def _congruent(x: Dim, hidden: dict, d: int, form: Callable[[DimLike], DimLike]
             return None
     g: DimLike = forms[0][1] % d
     for v, c in forms[0][0]:
-        g = g + c % d * _symbol(v)
+        g = g + c % d * atom_dim(v)
     formed = lattice_form(part - g)
     if not isinstance(formed, int) and any(c % d for _, c in formed._terms):
         formed = form(part - g)  # (its parts of one size each: their tables' forms)
@@ -188,7 +188,7 @@ def _shown(x: DimLike, free: dict[Opaque, _Free]) -> DimLike:
 
     def show(a: Hashable) -> DimLike | None:
         if isinstance(a, _Free):
-            return _symbol(back[a])
+            return atom_dim(back[a])
         if isinstance(a, Opaque):
             return APPLY[a.op](*(g if isinstance(g, int) else rebuild(g, show)
                                  for g in a.args))

@@ -26,7 +26,7 @@ def refuse_masked(value: Any, what: str) -> None:
                         "lost; pass value.filled(fill_value) or np.asarray(value)")
 
 
-def _text(value: Any, ttype: Any) -> np.ndarray:
+def text_array(value: Any, ttype: Any) -> np.ndarray:
     """Strings as NumPy's StringDType: from an array of NumPy's fixed-width ``str``
     dtype, or an object array or (nested) list holding only ``str`` (ONNX's form).
     Anything else (bytes, numbers) is refused, never turned into its ``str()``."""
@@ -45,7 +45,7 @@ def _text(value: Any, ttype: Any) -> np.ndarray:
     return values.astype(NUMPY_STRING)
 
 
-def _from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
+def from_python(value: Any, target: np.dtype, allow_downcast: bool | None,
                  ttype: Any) -> np.ndarray:
     """Convert Python numbers / nested lists, refusing silent value changes."""
     try:

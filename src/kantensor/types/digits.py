@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from .dim import _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .poly import Opaque, atom_key, lone_atom
 
 __all__ = ["digits", "folds"]
@@ -52,8 +52,8 @@ def digits(variables: dict[Hashable, bool], beside: Iterable[Hashable] = ()
         atoms = groups[n, d, s]
         if len(atoms) < 2 and n not in variables and n not in beside:
             continue  # one atom of n alone: nothing ties it to another
-        q = lone_atom(_floordiv(_symbol(n) + s, d)._terms)
-        r = lone_atom(_mod(_symbol(n) + s, d)._terms)
+        q = lone_atom(dim_floordiv(atom_dim(n) + s, d)._terms)
+        r = lone_atom(dim_mod(atom_dim(n) + s, d)._terms)
         written[n] = ({q: d, r: 1}, -s)
         for v, c in atoms:
             odd = (c - s) % d  # (only where d == 2: else d divides c - s)

@@ -48,6 +48,13 @@ What holds only under facts (``min(64, n) == n`` where ``n <= 64``) is
 
 ``str()`` is valid Python (``2*n + 1``, ``(n + 1)//2``, ``n % 2``, ``min(m, n)``,
 ``n**2``); ``repr()`` is ``Dim('n')`` for a symbol and ``Dim<2*n + 1>`` for an expression.
+
+Beside the class, the algebra's operations on canonical terms are public to the modules
+of ``types/`` that build Dims (:mod:`~kantensor.types.dimdivide`, ``dimminmax``,
+``symbols``, the ``canon*`` and ``quasi*`` modules): :func:`dim_add`, :func:`dim_mul`,
+:func:`dim_pow`, :func:`dim_split`, :func:`exact_quotient`, :func:`opaque_dim`,
+:func:`atom_dim`, :func:`from_poly`, :func:`from_terms`, :func:`kept_divisors`; none
+imports another module's private names (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -84,23 +91,25 @@ def _operator(name: str, fn: Any) -> tuple[Any, Any]:
     def method(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide and type(o) is not int:
-            return _kept(divided(fn, self, o, name == "mod"), self, o)
-        return _number(name, self, other) if o is None else _kept(fn(self, o), self, o, not divide)
+            return kept_divisors(divided(fn, self, o, name == "mod"), self, o)
+        return _number(name, self, other) if o is None else kept_divisors(
+            fn(self, o), self, o, not divide)
 
     def reflected(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide:
-            return _kept(divided(fn, o, self, name == "mod"), o, self)
-        return _number(name, other, self) if o is None else _kept(fn(o, self), o, self, not divide)
+            return kept_divisors(divided(fn, o, self, name == "mod"), o, self)
+        return _number(name, other, self) if o is None else kept_divisors(
+            fn(o, self), o, self, not divide)
     return method, reflected
 
 
-def _kept(x: Any, a: DimLike, b: DimLike = 0, ring: bool = False) -> Any:
+def kept_divisors(x: Any, a: DimLike, b: DimLike = 0, ring: bool = False) -> Any:
     """``x`` of ``a`` and ``b`` plus ``0//v`` for each size ``v`` they divide by and it does
     not (module docstring); not in a trace (dimorder.divides), nor ``ring`` by an int != 0."""
     if COMPARE.fn is None and not (ring and (type(a) is int and a or type(b) is int and b)):
         for v in dropped(x, a, b):
-            x = _add(x, _atom("//", 0, v))
+            x = dim_add(x, opaque_dim("//", 0, v))
     return x
 
 
@@ -180,9 +189,9 @@ class Dim:
 
     def __bool__(self) -> bool: return COMPARE.fn is None or decided("!=", self, 0) is not False
 
-    __add__, __radd__ = _operator("add", lambda a, b: _add(a, b))
-    __sub__, __rsub__ = _operator("sub", lambda a, b: _add(a, _mul(b, -1)))
-    __mul__, __rmul__ = _operator("mul", lambda a, b: _mul(a, b))
+    __add__, __radd__ = _operator("add", lambda a, b: dim_add(a, b))
+    __sub__, __rsub__ = _operator("sub", lambda a, b: dim_add(a, dim_mul(b, -1)))
+    __mul__, __rmul__ = _operator("mul", lambda a, b: dim_mul(a, b))
     __floordiv__, __rfloordiv__ = _operator(
         "floordiv", lambda a, b, positive=False: DIVIDE.fn(a, b, False, positive))
     __mod__, __rmod__ = _operator(
@@ -196,7 +205,8 @@ class Dim:
     def __pow__(self, exponent: object) -> Any:  # d ** 0.5, d ** -1, d ** n: numbers
         if type(exponent) is not int or exponent < 0:
             return _number(powered(self, exponent, isinstance(exponent, Dim)), self, exponent)
-        return _kept(_pow(self, _check_power(self._terms, exponent)), self)  # (bounded first)
+        # (the exponent bounded first)
+        return kept_divisors(dim_pow(self, _check_power(self._terms, exponent)), self)
 
     def __rpow__(self, base: object) -> Any:  # 2 ** d (see dimorder.powered)
         return _number(powered(base, self, isinstance(base, int | float | complex)), base, self)
@@ -208,7 +218,7 @@ class Dim:
                                                         kwargs)
 
     def __neg__(self) -> DimLike:
-        return _mul(self, -1)
+        return dim_mul(self, -1)
 
     def __pos__(self) -> Dim:
         return self
@@ -236,10 +246,11 @@ _SYMBOLS = WeakInterner()  # a Dim nobody holds is freed (made anew when asked f
 _set_terms = Dim.__dict__["_terms"].__set__
 _set_hash = Dim.__dict__["_hash"].__set__
 _set_text = Dim.__dict__["_text"].__set__
-_set_free = Dim.__dict__["_free"].__set__
+#: ``cache_free(d, names)``: store ``d``'s free symbols (:func:`.symbols.free_symbols`).
+cache_free = Dim.__dict__["_free"].__set__
 
 
-def _new(terms: Terms) -> Dim:
+def from_terms(terms: Terms) -> Dim:
     """A Dim from already canonical terms (at least one non-constant monomial); a lone
     named symbol is its interned Dim (``(n + 1) - 1 is Dim("n")``: identity by object,
     which a type table keyed by equal shapes would otherwise hand out unequal objects
@@ -251,13 +262,19 @@ def _new(terms: Terms) -> Dim:
     return _raw(terms)
 
 
+def _new(terms: Terms) -> Dim:
+    """:func:`from_terms` under the name a pickle of an expression holds
+    (``Dim.__reduce__``: pickles of earlier versions name it)."""
+    return from_terms(terms)
+
+
 def _raw(terms: Terms) -> Dim:
     """A new Dim object of ``terms`` (only :class:`Dim` itself makes a named symbol's)."""
     d = object.__new__(Dim)
     _set_terms(d, terms)
     _set_hash(d, None)
     _set_text(d, None)
-    _set_free(d, None)
+    cache_free(d, None)
     return d
 
 
@@ -287,35 +304,36 @@ def unknown(key: Hashable) -> Dim:
     passes its logic variables). Printed as ``str(key)``; never equal to a named Dim."""
     if isinstance(key, str | Opaque | Dim) or isinstance(key, int):
         raise TypeError(f"an unknown is keyed by an object, not {type(key).__name__}")
-    return _new(((((key, 1),), 1),))
+    return from_terms(((((key, 1),), 1),))
 
 
-def _symbol(atom: Atom) -> Dim:
+def atom_dim(atom: Atom) -> Dim:
     """The Dim of one atom: a named Dim (interned), an unknown or an opaque term."""
-    return Dim(atom) if isinstance(atom, str) else _new(((((atom, 1),), 1),))
+    return Dim(atom) if isinstance(atom, str) else from_terms(((((atom, 1),), 1),))
 
 
-def _make(poly: dict[Monomial, int]) -> DimLike:
+def from_poly(poly: dict[Monomial, int]) -> DimLike:
     """Canonicalise a polynomial given as ``{monomial: coefficient}``."""
     terms = canonical(poly)
-    return terms if isinstance(terms, int) else _settle(_new(terms))
+    return terms if isinstance(terms, int) else _settle(from_terms(terms))
 
 
 def _settle(x: Dim) -> DimLike:
     """The rules of exact quotients ``r/k`` (module docstring), where ``x`` has some."""
     facts = {a.args for m, _ in x._terms for a, _ in m if type(a) is Opaque and a.op == "/"}
-    if not facts or not any(_known(a, facts) is not None or _gcd(a, c) > 1
+    if not facts or not any(known_quotient(a, facts) is not None or _gcd(a, c) > 1
                             for m, c in x._terms for a, _ in m):
         return x
     total: DimLike = 0
     for mono, c in x._terms:
         term: DimLike = 1
         for atom, p in mono:
-            value, g = _known(atom, facts), _gcd(atom, c)
+            value, g = known_quotient(atom, facts), _gcd(atom, c)
             if value is None and g > 1:  # one power at a time: c*(r/k) == (c/g)*(r/(k/g))
-                c, p, term = c // g, p - 1, _mul(term, _exact(atom.args[0], atom.args[1] // g))
-            term = _mul(term, _pow(_symbol(atom) if value is None else value, p))
-        total = _add(total, _mul(term, c))
+                c, p = c // g, p - 1
+                term = dim_mul(term, exact_quotient(atom.args[0], atom.args[1] // g))
+            term = dim_mul(term, dim_pow(atom_dim(atom) if value is None else value, p))
+        total = dim_add(total, dim_mul(term, c))
     return total
 
 
@@ -323,42 +341,43 @@ def _gcd(atom: Atom, c: int) -> int:
     return math.gcd(c, atom.args[1]) if type(atom) is Opaque and atom.op == "/" else 1
 
 
-def _known(atom: Atom, facts: set) -> DimLike | None:
+def known_quotient(atom: Atom, facts: set) -> DimLike | None:
     """``r//j`` and ``r % j`` where ``(r, k)`` in ``facts`` and ``j`` divides ``k``: r/j, 0."""
     if type(atom) is Opaque and atom.op in ("//", "%") and type(atom.args[1]) is int \
             and atom.args[1] > 1 and any(f == atom.args[0] and k % atom.args[1] == 0
                                          for f, k in facts):
-        return _exact(*atom.args) if atom.op == "//" else 0
+        return exact_quotient(*atom.args) if atom.op == "//" else 0
     return None
 
 
-def _exact(a: DimLike, k: int) -> DimLike:
+def exact_quotient(a: DimLike, k: int) -> DimLike:
     """``a/k`` where ``k > 0`` divides ``a`` (else, of ints, ``a//k``)."""
     if not isinstance(a, int):  # (g*r)/(g*k) == r/k
         g = math.gcd(k, *(c for _, c in a._terms))
         if g > 1:
-            a, k = _make(_poly_split(a._terms, g)[0]), k // g
+            a, k = from_poly(_poly_split(a._terms, g)[0]), k // g
     if isinstance(a, int) or k == 1:
         return a // k
-    q, r = _split(a, k)
-    return q if isinstance(r, int) else _add(q, _atom("/", r, k))
+    q, r = dim_split(a, k)
+    return q if isinstance(r, int) else dim_add(q, opaque_dim("/", r, k))
 
 
-def _atom(op: str, *args: DimLike) -> Dim:
+def opaque_dim(op: str, *args: DimLike) -> Dim:
     """The Dim of one opaque atom ``op`` over ``args``."""
     if op in ("min", "max"):
         text = f"{op}({', '.join(map(str, args))})"
     else:
         text = _operand(args[0]) + (" % " if op == "%" else "//") + _operand(args[1])
-    return _new(((((Opaque(op, args, text), 1),), 1),))
+    return from_terms(((((Opaque(op, args, text), 1),), 1),))
 
 
-def _lone_atom(x: DimLike) -> Atom | None:
+def lone_atom_of(x: DimLike) -> Atom | None:
     """The atom if ``x`` is exactly one atom (coefficient 1, power 1)."""
     return lone_atom(x._terms) if isinstance(x, Dim) else None
 
 
-def _add(a: DimLike, b: DimLike) -> DimLike:
+def dim_add(a: DimLike, b: DimLike) -> DimLike:
+    """``a + b``, canonical."""
     if isinstance(a, int):
         if isinstance(b, int):
             return a + b
@@ -368,13 +387,14 @@ def _add(a: DimLike, b: DimLike) -> DimLike:
             return a
         terms = a._terms
         if terms[-1][0]:
-            return _new(terms + (((), b),))
+            return from_terms(terms + (((), b),))
         c = terms[-1][1] + b
-        return _new(terms[:-1] + (((), c),)) if c else _new(terms[:-1])
-    return _make(_poly_add(a._terms, b._terms))
+        return from_terms(terms[:-1] + (((), c),)) if c else from_terms(terms[:-1])
+    return from_poly(_poly_add(a._terms, b._terms))
 
 
-def _mul(a: DimLike, b: DimLike) -> DimLike:
+def dim_mul(a: DimLike, b: DimLike) -> DimLike:
+    """``a * b``, canonical."""
     if isinstance(a, int):
         if isinstance(b, int):
             return a * b
@@ -382,25 +402,26 @@ def _mul(a: DimLike, b: DimLike) -> DimLike:
     if isinstance(b, int):  # fast path: order is unchanged
         if b == 1 or not b:
             return a if b else 0
-        return _settle(_new(tuple((m, c * b) for m, c in a._terms)))
-    return _make(_poly_mul(a._terms, b._terms))
+        return _settle(from_terms(tuple((m, c * b) for m, c in a._terms)))
+    return from_poly(_poly_mul(a._terms, b._terms))
 
 
-def _pow(a: DimLike, k: int) -> DimLike:
+def dim_pow(a: DimLike, k: int) -> DimLike:
+    """``a ** k`` for an int ``k >= 0``, by squaring."""
     if k < 0:
         raise ValueError(f"negative exponent for a size: ({a})**{k}")
     result: DimLike = 1
     while k:
         if k & 1:
-            result = _mul(result, a)
+            result = dim_mul(result, a)
         k >>= 1
         if k:
-            a = _mul(a, a)
+            a = dim_mul(a, a)
     return result
 
 
-def _split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
+def dim_split(a: Dim, d: int) -> tuple[DimLike, DimLike]:
     """``a == d*q + r`` (``d > 0``) with every coefficient of ``r``, and its constant,
     in ``[0, d)``."""
     quot, rem = _poly_split(a._terms, d)
-    return _make(quot), _make(rem)
+    return from_poly(quot), from_poly(rem)

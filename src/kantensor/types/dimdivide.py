@@ -5,16 +5,29 @@ coefficient by coefficient, common factors cancelled, nested floors collapsed, a
 staying in one block of the divisor a constant; by a size, divided out where the divisor
 is ``>= 1`` at every size, else kept with the common int factor out). Apart from the Dim
 class because its operators and this division call each other: ``Dim.__floordiv__`` and
-``Dim.__mod__`` reach :func:`_floordiv` and :func:`_mod` through the hook
+``Dim.__mod__`` reach :func:`dim_floordiv` and :func:`dim_mod` through the hook
 :data:`kantensor.types.dim.DIVIDE`, which this module fills when it is imported (by
-:mod:`kantensor.types`, before anything divides a size).
+:mod:`kantensor.types`, before anything divides a size). It builds its results with
+the algebra's public operations of :mod:`kantensor.types.dim` (``dim_add``,
+``dim_split``, ``opaque_dim``...), as the other modules building Dims do.
 """
 
 from __future__ import annotations
 
 import math
 
-from .dim import DIVIDE, Dim, DimLike, _add, _atom, _exact, _make, _mul, _new, _split
+from .dim import (
+    DIVIDE,
+    Dim,
+    DimLike,
+    dim_add,
+    dim_mul,
+    dim_split,
+    exact_quotient,
+    from_poly,
+    from_terms,
+    opaque_dim,
+)
 from .intervals import interval
 from .poly import Opaque, lone_atom, window
 from .poly import divide as _poly_divide
@@ -24,13 +37,13 @@ from .poly import split as _poly_split
 def _common(r: Dim, b: int) -> tuple[DimLike, int, int, int]:
     """``(y, c, b/g, g)`` with ``r == g*y + c``: ``g`` the gcd of ``b`` and every
     non-constant coefficient of ``r`` (whose coefficients and constant ``c`` lie in
-    ``[0, b)``: :func:`kantensor.types.dim._split`'s remainder)."""
+    ``[0, b)``: :func:`kantensor.types.dim.dim_split`'s remainder)."""
     terms = r._terms
     c = 0 if terms[-1][0] else terms[-1][1]
     g = math.gcd(b, *(k for m, k in terms if m))
     if g == 1:
         return r, 0, b, 1
-    return _make(_poly_split(_add(r, -c)._terms, g)[0]), c, b // g, g
+    return from_poly(_poly_split(dim_add(r, -c)._terms, g)[0]), c, b // g, g
 
 
 def _positive(b: Dim) -> bool:
@@ -46,15 +59,15 @@ def _by_size(op: str, a: DimLike, b: Dim, positive: bool) -> DimLike:
     if isinstance(a, Dim) and (positive or _positive(b)):
         exact = _poly_divide(a._terms, b._terms)
         if exact is not None:
-            return _make(exact) if op == "//" else 0
+            return from_poly(exact) if op == "//" else 0
     g = math.gcd(*(c for _, c in b._terms), *(c for _, c in a._terms) if type(a) is Dim else (a,))
     if g > 1:
-        a2, b2 = _exact(a, g), _exact(b, g)
-        return _atom(op, a2, b2) if op == "//" else _mul(_atom(op, a2, b2), g)
-    return _atom(op, a, b)
+        a2, b2 = exact_quotient(a, g), exact_quotient(b, g)
+        return opaque_dim(op, a2, b2) if op == "//" else dim_mul(opaque_dim(op, a2, b2), g)
+    return opaque_dim(op, a, b)
 
 
-def _floordiv(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
+def dim_floordiv(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
     """``a // b``; a size ``b`` is read as >= 1 where ``positive`` (a traced program's
     case that asked it: :func:`.dimorder.divided`)."""
     if isinstance(b, Dim):
@@ -64,26 +77,26 @@ def _floordiv(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
     if isinstance(a, int) or b == 1:
         return a // b if isinstance(a, int) else a
     if b < 0:  # a//b == (-a)//(-b)
-        return _floordiv(_mul(a, -1), -b)
+        return dim_floordiv(dim_mul(a, -1), -b)
     if (found := window(a._terms, b)) is not None:  # a window's: in one step
         inner, shift, divisor, q = found
-        return _add(_atom("//", _add(_new(inner), shift), divisor), q)
-    q, r = _split(a, b)  # r's coefficients and constant in [0, b)
+        return dim_add(opaque_dim("//", dim_add(from_terms(inner), shift), divisor), q)
+    q, r = dim_split(a, b)  # r's coefficients and constant in [0, b)
     if isinstance(r, int):
         return q
     y, c, b, g = _common(r, b)
     if g > 1:  # (g*y + c)//(g*b') == (y + c//g)//b'
-        r = _add(y, c // g)
+        r = dim_add(y, c // g)
         if b == 1:
-            return _add(q, r)
+            return dim_add(q, r)
     inner = _inner_floor(r)
     if inner is not None:  # (u + x//e)//b == (e*u + x)//(e*b) for an integral u
         x, e, u = inner
-        return _add(q, _floordiv(_add(_mul(u, e), x), e * b))
+        return dim_add(q, dim_floordiv(dim_add(dim_mul(u, e), x), e * b))
     lo, hi = interval(r)
     if lo is not None and hi is not None and lo // b == hi // b:
-        return _add(q, lo // b)  # r stays within one block of b
-    return _add(q, _atom("//", r, b))
+        return dim_add(q, lo // b)  # r stays within one block of b
+    return dim_add(q, opaque_dim("//", r, b))
 
 
 def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
@@ -92,12 +105,13 @@ def _inner_floor(a: Dim) -> tuple[DimLike, int, DimLike] | None:
     for mono, c in a._terms:
         atom = mono[0][0] if c == 1 and len(mono) == 1 and mono[0][1] == 1 else None
         if isinstance(atom, Opaque) and atom.op == "//" and type(atom.args[1]) is int:
-            return atom.args[0], atom.args[1], _make({m: k for m, k in a._terms if m is not mono})
+            rest = from_poly({m: k for m, k in a._terms if m is not mono})
+            return atom.args[0], atom.args[1], rest
     return None
 
 
-def _mod(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
-    """``a % b``, ``positive`` as :func:`_floordiv`'s."""
+def dim_mod(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
+    """``a % b``, ``positive`` as :func:`dim_floordiv`'s."""
     if isinstance(b, Dim):
         return _by_size("%", a, b, positive)
     if not b:
@@ -105,26 +119,26 @@ def _mod(a: DimLike, b: DimLike, positive: bool = False) -> DimLike:
     if isinstance(a, int):
         return a % b
     if b < 0:  # a % b == -((-a) % (-b))
-        return _mul(_mod(_mul(a, -1), -b), -1)
-    r = _split(a, b)[1]  # coefficients and constant in [0, b)
+        return dim_mul(dim_mod(dim_mul(a, -1), -b), -1)
+    r = dim_split(a, b)[1]  # coefficients and constant in [0, b)
     if isinstance(r, int):
         return r
     y, c, b2, g = _common(r, b)
     if g > 1:  # (g*y + c) % (g*b') == g*((y + c//g) % b') + c % g
-        return _add(_mul(_mod(_add(y, c // g), b2), g), c % g)
+        return dim_add(dim_mul(dim_mod(dim_add(y, c // g), b2), g), c % g)
     atom = lone_atom(r._terms)
     if isinstance(atom, Opaque) and atom.op == "%" and type(atom.args[1]) is int \
             and atom.args[1] % b == 0:
-        return _mod(atom.args[0], b)  # (x % e) % b == x % b where b divides e
+        return dim_mod(atom.args[0], b)  # (x % e) % b == x % b where b divides e
     lo, hi = interval(r)
     if lo is not None and hi is not None and lo // b == hi // b:
-        return _add(r, -b * (lo // b))  # r stays within one block of b
-    return _atom("%", r, b)
+        return dim_add(r, -b * (lo // b))  # r stays within one block of b
+    return opaque_dim("%", r, b)
 
 
 def _divide(a: DimLike, b: DimLike, remainder: bool, positive: bool) -> DimLike:
     """:data:`kantensor.types.dim.DIVIDE`: ``a % b`` if ``remainder``, else ``a // b``."""
-    return _mod(a, b, positive) if remainder else _floordiv(a, b, positive)
+    return dim_mod(a, b, positive) if remainder else dim_floordiv(a, b, positive)
 
 
 DIVIDE.set(_divide)

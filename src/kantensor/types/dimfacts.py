@@ -9,7 +9,7 @@ import math
 from collections.abc import Hashable, Iterable
 from typing import Final, Literal
 
-from .dim import Dim, DimLike, _known, as_dim, unknown
+from .dim import Dim, DimLike, as_dim, known_quotient, unknown
 from .poly import Atom, Monomial, Opaque
 from .symbols import APPLY, free_symbols, rebuild
 
@@ -94,8 +94,9 @@ def assume_divisible(x: DimLike, zeros: Iterable[DimLike]) -> DimLike:
 def _assume(x: DimLike, facts: set) -> DimLike:
     if isinstance(x, int):
         return x
-    return rebuild(x, lambda a: _known(a, facts) if _known(a, facts) is not None else
-                    _applied(a, facts) if isinstance(a, Opaque) else None)
+    return rebuild(x, lambda a: known_quotient(a, facts)
+                   if known_quotient(a, facts) is not None else
+                   _applied(a, facts) if isinstance(a, Opaque) else None)
 
 
 def _applied(a: Opaque, facts: set) -> DimLike | None:

@@ -13,7 +13,7 @@ needs them.
 from __future__ import annotations
 
 from ..syntax.vocabulary import MAX, MIN
-from .dim import DimLike, _add, _atom, _kept, _lone_atom, _mul, as_dim
+from .dim import DimLike, as_dim, dim_add, dim_mul, kept_divisors, lone_atom_of, opaque_dim
 from .divisors import by_size
 from .poly import Opaque
 from .poly import ordered_args as _ordered_args
@@ -25,7 +25,7 @@ __all__ = ["DIM_CALLS", "dim_max", "dim_min"]
 def _order(x: DimLike, y: DimLike) -> int | None:
     """-1 if ``x <= y`` at every size (sizes are ``>= 0``), 1 if ``x >= y``, 0 if equal,
     None if neither is proven (:func:`kantensor.types.prove.order`)."""
-    return order(_add(x, _mul(y, -1)))
+    return order(dim_add(x, dim_mul(y, -1)))
 
 
 def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
@@ -33,7 +33,7 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
         raise TypeError(f"dim_{op} expected at least 1 argument, got 0")
     flat: list[DimLike] = []
     for x in map(as_dim, args):
-        atom = _lone_atom(x)
+        atom = lone_atom_of(x)
         flat.extend(atom.args if isinstance(atom, Opaque) and atom.op == op else (x,))
     kept: list[DimLike] = []
     for x in flat:  # each argument drops those it beats, and is dropped if one beats it
@@ -46,10 +46,10 @@ def _minmax(op: str, args: tuple[object, ...]) -> DimLike:
             if order is not None:
                 wins = False  # k beats x, or equals it
         kept = survivors + [x] if wins else survivors
-    x = kept[0] if len(kept) == 1 else _atom(op, *_ordered_args(kept))
+    x = kept[0] if len(kept) == 1 else opaque_dim(op, *_ordered_args(kept))
     if len(kept) == len(flat) or not any(by_size(y) for y in flat):
         return x
-    return _kept(x, _atom(op, *flat))  # (the sizes a dropped argument divides by)
+    return kept_divisors(x, opaque_dim(op, *flat))  # (the sizes a dropped argument divides by)
 
 
 def dim_min(*args: DimLike) -> DimLike:

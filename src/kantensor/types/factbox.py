@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Final
 
 from . import monotone
-from .monotone import _EMPTY as _NO_SIZES
+from .monotone import NO_SIZES
 from .onesize import over_one_size
 from .pointvalue import value
 from .prove import MAX_QUESTION_TERMS
@@ -87,7 +87,7 @@ def _narrowed(state: State, added: tuple) -> State:
     if box is None:
         return _UNBOXED
     box = monotone.narrowed(box, added)
-    if box is None or box is _NO_SIZES:
+    if box is None or box is NO_SIZES:
         return _UNBOXED  # (a fact not monotone in one symbol; or no sizes meet them)
     size += sum(_terms(left) + _terms(right) for left, _, right in added)
     if size > MAX_QUESTION_TERMS:

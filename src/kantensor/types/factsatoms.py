@@ -14,7 +14,7 @@ from typing import Any
 
 from .boxorder import has_extremes
 from .conditions import Clause, Condition, Source
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .divisors import by_size, size_divisors  # (their home; named here for facts and tidy)
 from .intervals import interval
 from .narrow import constants_out, narrow
@@ -35,7 +35,7 @@ def between(x: DimLike, facts: Any) -> DimLike:
     if isinstance(x, int) or facts.rising() or len(symbols := free_symbols(x)) != 1:
         return x  # (facts that each say a rising size is at least an int: none above)
     (s,) = symbols
-    lo, hi = facts.bounds(_symbol(s))
+    lo, hi = facts.bounds(atom_dim(s))
     lo = lo or 0
     if hi is None or hi - lo >= MAX_POINTS or (hi > lo and not has_opaque(x)):
         return x

@@ -46,7 +46,7 @@ from functools import lru_cache
 from typing import Final
 
 from .digits import digits, folds
-from .dim import DimLike, _symbol
+from .dim import DimLike, atom_dim
 from .dimminmax import dim_max, dim_min
 from .fourier import Affine, TooLarge, affine, minus
 from .intervals import nonnegative_atom
@@ -70,7 +70,7 @@ def lattice_form(x: DimLike, one: bool = False) -> DimLike:
     """``x`` with its part that is a sum of min and max over several sizes (with ``one``,
     over one size too) in one form (see the module); ``x`` itself where it has none, or
     that part is not decided."""
-    if isinstance(x, int) or not one and not any(map(_several_extreme, dict(x._terms))):
+    if isinstance(x, int) or not one and not any(map(several_extreme, dict(x._terms))):
         return x
     found = _lattice(x._terms)
     return x if found is None else found
@@ -97,7 +97,7 @@ def _kept(terms: tuple) -> DimLike | None:
         return None
 
 
-def _several_extreme(mono: tuple) -> bool:
+def several_extreme(mono: tuple) -> bool:
     return len(mono) == 1 and mono[0][1] == 1 and _over_several(mono[0][0])
 
 
@@ -117,7 +117,7 @@ def _lattice(terms: tuple) -> DimLike | None:
 
 
 def _formed(terms: tuple, whole: frozenset = frozenset()) -> DimLike | None:
-    found = _analysed(terms, whole)
+    found = lattice_parts(terms, whole)
     if found is None:
         return None
     part, rest, pieces, forms, written, domain = found
@@ -159,7 +159,7 @@ def _written(pieces: list, forms: list, written: list, domain: list) -> DimLike 
     return min(found, key=lambda f: (len(str(f)), found.index(f)))
 
 
-def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
+def lattice_parts(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     """``(part, rest, pieces, forms, written)``: the lattice part of ``terms`` (a size), the
     rest, the part's cells with their forms, its distinct forms, and the sizes written
     over their digits (``(n, d, n//d, n % d)``, :mod:`kantensor.types.digits`); None past
@@ -168,10 +168,10 @@ def _analysed(terms: tuple, whole: frozenset = frozenset()) -> tuple | None:
     beside a min of ``k``, ``k//2``, ``k//4``, ``k//5``, ``(k + 3)//5``: 7 variables
     with it)."""
     extremes = [mono[0][0] for mono, _ in terms
-                if _several_extreme(mono) and mono[0][0] not in whole]
+                if several_extreme(mono) and mono[0][0] not in whole]
     if whole and not extremes:
         return None  # (its one min or max of several is whole: nothing to open)
-    ones = [mono[0][0] for mono, _ in terms if _one_extreme(mono)]
+    ones = [mono[0][0] for mono, _ in terms if one_extreme(mono)]
     try:
         return _cells(terms, extremes + ones, whole)
     except _Wide:
@@ -188,7 +188,7 @@ class _Wide(Exception):
 
 
 def _cells(terms: tuple, extremes: list, whole: frozenset) -> tuple | None:
-    """:func:`_analysed` with these min and max as the lattice part's."""
+    """:func:`lattice_parts` with these min and max as the lattice part's."""
     part: dict = {}  # the lattice part: its extremes, and the linear terms over their variables
     rest: DimLike = 0
     atoms = _extremes(extremes, whole)
@@ -235,7 +235,7 @@ def _separate(part: DimLike, proven: bool = False) -> DimLike | None:
     gap = part - total
     if isinstance(gap, int):
         return total if gap == 0 else None
-    found = _analysed(gap._terms)
+    found = lattice_parts(gap._terms)
     if found is not None and found[1] == 0 and found[3] == [((), 0)]:
         return total
     return total if proven and proves((), (gap, "==", 0)) else None
@@ -248,7 +248,7 @@ def _floored(terms: tuple) -> frozenset:
     U//2`` is ``(U + 1)//2``, Hermite's identity over ``U``) however the rest is written;
     the lattice would take ``U`` into the max of the rest first (``min(k, n) - min(m, n)``
     is ``max(m + min(k, n), n + min(k, n)) - m - n``)."""
-    lone = {mono[0][0] for mono, _ in terms if _several_extreme(mono)}
+    lone = {mono[0][0] for mono, _ in terms if several_extreme(mono)}
     out = set()
     for mono, _ in terms:
         atom = mono[0][0] if len(mono) == 1 else None
@@ -261,19 +261,19 @@ def _floored(terms: tuple) -> frozenset:
     return frozenset(out)
 
 
-def _one_extreme(mono: tuple) -> bool:
+def one_extreme(mono: tuple) -> bool:
     """A min or max of one symbol whose arguments are linear in atoms."""
     if len(mono) != 1 or mono[0][1] != 1:
         return False
     atom = mono[0][0]
     return isinstance(atom, Opaque) and atom.op in ("min", "max") and \
-        not _several_extreme(mono) and _extremes([atom]) is not None
+        not several_extreme(mono) and _extremes([atom]) is not None
 
 
 def _term(mono: tuple, c: int) -> DimLike:
     term: DimLike = c
     for atom, p in mono:
-        term = term * _symbol(atom) ** p
+        term = term * atom_dim(atom) ** p
     return term
 
 
@@ -328,7 +328,7 @@ def _variables(atoms: list[Opaque], whole: frozenset = frozenset()
 def _render(form: Affine) -> DimLike:
     total: DimLike = form[1]
     for v, k in form[0]:
-        total = total + k * _symbol(v)
+        total = total + k * atom_dim(v)
     return total
 
 

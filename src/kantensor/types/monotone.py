@@ -36,7 +36,7 @@ UP, DOWN, FLAT = 1, -1, 0
 LIMIT = 1 << 62
 
 Box = dict[Hashable, tuple[int, int | None]]  # symbol -> (least, greatest or None)
-_EMPTY: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it)
+NO_SIZES: Box = {}  # the facts allow no sizes (a distinct object: ``is`` tells it)
 
 
 def _symbols(x: Any, out: set) -> set:
@@ -260,7 +260,7 @@ def _half_of(g: tuple | int, s: Hashable) -> tuple[int, int | None] | None:
 @lru_cache(maxsize=1 << 12)
 def box_of(facts: tuple, partial: bool = False) -> Box | None:
     """The box of sizes ``facts`` (triples) allow, each fact over one symbol and monotone
-    in it; ``_EMPTY`` if they allow none; None if a fact is not of that kind, or with
+    in it; ``NO_SIZES`` if they allow none; None if a fact is not of that kind, or with
     ``partial`` the box of the facts (and sides) that are, a superset of what all allow."""
     return narrowed({}, facts, partial)
 
@@ -273,14 +273,14 @@ def narrowed(box: Box, facts: Iterable[tuple], partial: bool = False) -> Box | N
         for part in _fact_parts(fact):
             if part is None and partial:
                 break  # (this fact left out: the box only grows)
-            if part is None or part is _EMPTY:
+            if part is None or part is NO_SIZES:
                 return part
             s, half = part
             lo, hi = box.get(s, (0, None))
             lo = max(lo, half[0])
             hi = half[1] if hi is None else (hi if half[1] is None else min(hi, half[1]))
             if hi is not None and lo > hi:
-                return _EMPTY
+                return NO_SIZES
             box[s] = (lo, hi)
     return box
 
@@ -293,7 +293,7 @@ _SIDES = {">=": ((1, 0),), ">": ((1, 1),), "<=": ((-1, 0),), "<": ((-1, 1),),
 @lru_cache(maxsize=1 << 12)
 def _fact_parts(fact: tuple) -> tuple:
     """What one fact (a triple) says for :func:`_box`, in order: ``(symbol, interval)``
-    per side it bounds, ending at the first ``_EMPTY`` (a side no size meets) or None
+    per side it bounds, ending at the first ``NO_SIZES`` (a side no size meets) or None
     (not over one symbol, or not monotone in it). Kept per fact: a stack's facts come
     back in every larger set of facts (each new set made its box anew)."""
     left, op, right = fact
@@ -303,7 +303,7 @@ def _fact_parts(fact: tuple) -> tuple:
     for g in [d if sign == 1 and not shift else sign * d - shift for sign, shift in sides]:
         if isinstance(g, int):
             if g < 0:
-                out.append(_EMPTY)
+                out.append(NO_SIZES)
                 break
             continue
         symbols = _symbols(g, set())
@@ -384,7 +384,7 @@ def proves(facts: tuple, goal: tuple, partial: bool = False) -> bool | None:
     box = box_of(facts, partial)
     if box is None:
         return None
-    if box is _EMPTY:
+    if box is NO_SIZES:
         return True
     if partial:
         return decided(box, goal) or None
@@ -421,7 +421,7 @@ def bounds(facts: tuple, x: Any) -> tuple[int | None, int | None] | None:
     box = box_of(facts)
     if box is None:
         return None
-    if box is _EMPTY:
+    if box is NO_SIZES:
         return 1, 0
     found = _extremes(box, x)
     if found is None or found[0] is None and found[1] is None:

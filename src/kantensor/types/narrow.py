@@ -23,8 +23,8 @@ import math
 from collections.abc import Hashable
 from typing import Final
 
-from .dim import Dim, DimLike, _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import Dim, DimLike, atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .intervals import interval
 from .poly import Opaque, lone_atom
 from .symbols import APPLY, free_symbols, rebuild
@@ -49,7 +49,7 @@ def narrowed(x: Dim) -> DimLike:
         found = absorbed(atom.op, atom.args[0], atom.args[1]) if lo is None or \
             hi is None else narrow(atom.op, atom.args[0], atom.args[1], lo, hi)
         return None if found is None or not isinstance(found, int) and \
-            found._terms == _symbol(atom)._terms else found
+            found._terms == atom_dim(atom)._terms else found
 
     return x if not any(value(a) is not None for mono, _ in x._terms for a, _ in mono) \
         else rebuild(x, value)
@@ -68,7 +68,7 @@ def narrow(op: str, a: DimLike, d: int, lo: int, hi: int) -> DimLike | None:
         size = max(c, hi - lo - c + 1)
         if size == d:  # (a - lo + d - c)//d is a//d - base
             return None
-        step = a - lo if size == 1 else _floordiv(a - lo + size - c, size)
+        step = a - lo if size == 1 else dim_floordiv(a - lo + size - c, size)
     return base + step if op == "//" else a - d * base - d * step
 
 
@@ -104,22 +104,23 @@ def absorbed(op: str, a: Dim, d: int) -> DimLike | None:
         s_, e = atom.args
         t = lone_atom(s_._terms)
         if t in linear and (c + e * linear[t]) % d == 0 and (e * linear[t]) % d:
-            rest = a + linear[t] * (e * _symbol(atom) + _mod(s_, e) - s_)
-            return _floordiv(rest, d) if op == "//" else _mod(rest, d)
+            rest = a + linear[t] * (e * atom_dim(atom) + dim_mod(s_, e) - s_)
+            return dim_floordiv(rest, d) if op == "//" else dim_mod(rest, d)
     atoms = list(bounded)
-    bounds = [interval(_symbol(atom)) for atom in atoms]
+    bounds = [interval(atom_dim(atom)) for atom in atoms]
     if any(lo is None or hi is None for lo, hi in bounds):
         return None
     g = math.gcd(d, *linear.values())
     r0 = constant % g
-    plain = a - sum(c * _symbol(atom) for atom, c in bounded.items())
+    plain = a - sum(c * atom_dim(atom) for atom, c in bounded.items())
     for choice in itertools.product(*((c % d, c % d - d) for c in bounded.values())):
         ends = [(k * lo, k * hi) for k, (lo, hi) in zip(choice, bounds, strict=True)]
         if r0 + sum(map(min, ends)) < 0 or r0 + d - g + sum(map(max, ends)) > d - 1:
             continue
         if op == "%":
-            return _mod(plain, d) + sum(k * _symbol(t) for k, t in zip(choice, atoms, strict=True))
-        return _floordiv(plain, d) + sum((bounded[t] - k) // d * _symbol(t)
+            return dim_mod(plain, d) + sum(k * atom_dim(t)
+                                           for k, t in zip(choice, atoms, strict=True))
+        return dim_floordiv(plain, d) + sum((bounded[t] - k) // d * atom_dim(t)
                                          for k, t in zip(choice, atoms, strict=True))
     return None
 
@@ -135,12 +136,12 @@ def constants_out(x: Dim) -> Dim:
         r = mono[0][0] if len(mono) == 1 and mono[0][1] == 1 else None
         if isinstance(r, Opaque) and r.op in ("min", "max") and _falling(r.args):
             flip = APPLY["max" if r.op == "min" else "min"](*(-g for g in r.args))
-            x = x - c * flip - c * _symbol(r)
+            x = x - c * flip - c * atom_dim(r)
             if isinstance(x, int):
                 return x
             return constants_out(x)
         if isinstance(r, Opaque) and r.op in ("min", "max") and (low := _shared(r.args)):
-            x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - _symbol(r))
+            x = x + c * (APPLY[r.op](*(g - low for g in r.args)) + low - atom_dim(r))
     return x
 
 
@@ -159,7 +160,7 @@ def _shared(args: tuple) -> DimLike:
 def _term(mono: tuple) -> DimLike:
     out: DimLike = 1
     for atom, p in mono:
-        out = out * _symbol(atom) ** p
+        out = out * atom_dim(atom) ** p
     return out
 
 

@@ -22,7 +22,7 @@ import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
-from .dim import Dim, DimLike, _make, _symbol
+from .dim import Dim, DimLike, atom_dim, from_poly
 from .poly import Opaque
 from .symbols import free_symbols
 
@@ -38,7 +38,7 @@ def _groups(atoms: Iterable[Hashable]) -> dict[Hashable, frozenset]:
         while parent.setdefault(x, x) != x:
             x = parent[x]
         return x
-    named = {a: (free_symbols(_symbol(a)) if isinstance(a, Opaque) else frozenset({a}))
+    named = {a: (free_symbols(atom_dim(a)) if isinstance(a, Opaque) else frozenset({a}))
              for a in atoms}
     for syms in named.values():
         first = next(iter(syms), None)
@@ -73,7 +73,7 @@ def factors(d: DimLike) -> tuple[int, list[DimLike], int] | None:
                 own = tuple((a, p) for a, p in mono if groups[a] == g)
                 part[own] = part.get(own, 0) + c
         g_cd = math.gcd(*part.values())
-        f = _make({m: c // g_cd for m, c in part.items()})
+        f = from_poly({m: c // g_cd for m, c in part.items()})
         if isinstance(f, int):
             return None
         if f._terms[0][1] < 0:

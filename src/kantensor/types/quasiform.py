@@ -37,8 +37,8 @@ from typing import Final
 
 import numpy as np
 
-from .dim import Dim, DimLike, _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import Dim, DimLike, atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .dimminmax import dim_max, dim_min
 from .poly import Opaque, lone_atom
 from .quasi import Table, fits, in_fragment, table, values
@@ -80,14 +80,14 @@ def renderings(p: Dim, s: Hashable) -> list[DimLike]:
     if found is None or found[0]:
         return []
     return [f + found[2] for slope, combs in fits(found[3])
-            for f in _renderings(_symbol(s), slope, combs)]
+            for f in _renderings(atom_dim(s), slope, combs)]
 
 
 def table_form(found: Table, s: Hashable) -> DimLike | None:
     """The form, 0 at ``s = 0``, of the size of ``s`` with this table (least threshold
     and period); None where no form is found."""
     threshold, period, _, increments = found
-    n = _symbol(s)
+    n = atom_dim(s)
     if not threshold:
         form = _render(n, increments)
     else:
@@ -130,7 +130,7 @@ def _combs(n: Dim, increments: tuple[int, ...]) -> DimLike | None:
     for s in range(period):
         c = increments[period - 1 - s] - a
         if c:
-            total = total + c * _floordiv(n + s, period)
+            total = total + c * dim_floordiv(n + s, period)
     return total
 
 
@@ -287,10 +287,10 @@ def _renderings(n: Dim, slope: int, combs: tuple) -> list[DimLike]:
                 if c % d:
                     break
                 e = -c // d
-                total = total + e * _mod(n + shift, d) - e * shift
+                total = total + e * dim_mod(n + shift, d) - e * shift
                 a -= e
             else:
-                total = total + c * _floordiv(n + shift, d)
+                total = total + c * dim_floordiv(n + shift, d)
         else:
             out.append(total + a * n)
     return out

@@ -26,7 +26,7 @@ import math
 from typing import Final
 
 from .dim import Dim, DimLike
-from .dimdivide import _floordiv, _mod
+from .dimdivide import dim_floordiv, dim_mod
 from .divisors import int_divisors
 
 __all__ = ["MAX_MODULUS", "MAX_MOD_PAIR_PERIOD", "remainder_forms"]
@@ -66,8 +66,8 @@ def _forms(n: Dim, increments: tuple[int, ...]) -> list[DimLike]:
         for slope, combs in found:
             total: DimLike = slope * n
             for c, d, r in combs:
-                total = total + c * _floordiv(n + d - 1 - r, d)
-            out.extend(_mod(total + s, e) - s for s in range(-lo, e - hi))
+                total = total + c * dim_floordiv(n + d - 1 - r, d)
+            out.extend(dim_mod(total + s, e) - s for s in range(-lo, e - hi))
         return out
     return []
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Final
 
-from .dim import Dim, DimLike, _symbol
-from .dimdivide import _floordiv, _mod
+from .dim import Dim, DimLike, atom_dim
+from .dimdivide import dim_floordiv, dim_mod
 from .poly import Opaque
 from .symbols import free_symbols
 
@@ -36,7 +36,7 @@ def remainders(x: DimLike) -> DimLike:
     for atom, c in atoms:  # c*(a % k) == c*a - c*k*(a//k)
         if atom.op == "%" and (several(atom) or several_ and _plain(atom)):
             a, k = atom.args
-            x = x - c * _symbol(atom) + c * a - c * k * _floordiv(a, k)
+            x = x - c * atom_dim(atom) + c * a - c * k * dim_floordiv(a, k)
     return _read_back(x)
 
 
@@ -62,7 +62,7 @@ def _read_back(x: DimLike) -> DimLike:
         for i, (atom, c) in enumerate(floors):
             if mask >> i & 1:
                 a, k = atom.args
-                y = y - c * _symbol(atom) + c // k * a - c // k * _mod(a, k)
+                y = y - c * atom_dim(atom) + c // k * a - c // k * dim_mod(a, k)
         key = (0 if isinstance(y, int) else len(y._terms), len(str(y)), str(y), y)
         if best is None or key[:3] < best[:3]:
             best = key
@@ -99,7 +99,7 @@ def of_terms(terms: Iterable[tuple[tuple, int]]) -> DimLike:
     for mono, c in terms:
         term: DimLike = c
         for atom, p in mono:
-            term = term * _symbol(atom) ** p
+            term = term * atom_dim(atom) ** p
         total = total + term
     return total
 

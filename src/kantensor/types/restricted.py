@@ -17,7 +17,7 @@ import numpy as np
 
 from .canon import canonical_form
 from .conditions import Condition
-from .dim import DimLike, _make, _symbol
+from .dim import DimLike, atom_dim, from_poly
 from .dimfacts import assume_divisible, remainder_fact
 from .poly import Opaque, atom_key, lone_atom
 from .prove import bounds
@@ -64,7 +64,7 @@ def equated(x: DimLike, atoms: frozenset, triples: Callable[[], tuple]) -> DimLi
     if not found:
         return x
     present = free_symbols(x)
-    mapping = {s: _symbol(r) + c for s, (r, c) in found.items() if s in present}
+    mapping = {s: atom_dim(r) + c for s, (r, c) in found.items() if s in present}
     try:
         return substitute(x, mapping) if mapping else x
     except ZeroDivisionError:  # a divisor the facts make 0 (c//(n - m) where m is n):
@@ -110,7 +110,7 @@ def _equated(atoms: frozenset, triples: tuple) -> dict[Hashable, tuple[Hashable,
         (rs, cs), (rt, ct) = find(s), find(t)  # s == rs + cs, t == rt + ct
         if rs == rt:
             continue
-        lo, hi = bounds(triples, _symbol(t) - _symbol(s))
+        lo, hi = bounds(triples, atom_dim(t) - atom_dim(s))
         if lo is None or lo != hi:
             continue
         if atom_key(rs) <= atom_key(rt):  # t == s + lo: rt == rs + cs + lo - ct
@@ -135,8 +135,8 @@ def past_lower_bounds(x: DimLike, atoms: Iterable[Condition]) -> DimLike:
     lows = {s: lo for s, lo in _lows(frozenset(atoms)).items() if s in inside}
     if not lows:
         return x
-    y = canonical_form(substitute(x, {s: _symbol(s) + lo for s, lo in lows.items()}))
-    return canonical_form(substitute(y, {s: _symbol(s) - lo for s, lo in lows.items()}))
+    y = canonical_form(substitute(x, {s: atom_dim(s) + lo for s, lo in lows.items()}))
+    return canonical_form(substitute(y, {s: atom_dim(s) - lo for s, lo in lows.items()}))
 
 
 @lru_cache(maxsize=256)
@@ -173,7 +173,7 @@ def _inside(x: DimLike) -> set:
 @lru_cache(maxsize=1 << 12)
 def _extremes(atom: Opaque) -> frozenset:
     if atom.op in ("min", "max"):
-        return frozenset(free_symbols(_symbol(atom)))
+        return frozenset(free_symbols(atom_dim(atom)))
     return frozenset().union(*(_inside(g) for g in atom.args if not isinstance(g, int)))
 
 
@@ -208,10 +208,10 @@ def on_multiples(x: DimLike, zeros: list) -> DimLike:
     if not steps:
         return x
     quotients = {s: _Quotient(f"{s}/{k}") for s, k in steps.items()}
-    y = canonical_form(substitute(x, {s: k * _symbol(quotients[s]) for s, k in steps.items()}))
-    back = substitute(y, {q: _symbol(s) // steps[s] for s, q in quotients.items()})
+    y = canonical_form(substitute(x, {s: k * atom_dim(quotients[s]) for s, k in steps.items()}))
+    back = substitute(y, {q: atom_dim(s) // steps[s] for s, q in quotients.items()})
     # k divides n for the lcm k of the facts' divisors of n: 6*(n//6) is n
-    lcms = [_symbol(s) % k for s, k in steps.items()]
+    lcms = [atom_dim(s) % k for s, k in steps.items()]
     ways = [canonical_form(assume_divisible(back, [*zeros, *lcms]))]
     over = {q: (s, steps[s]) for s, q in quotients.items()}
     lone = next(iter(quotients.values())) if len(quotients) == 1 else None
@@ -232,7 +232,7 @@ def _read(y: DimLike, quotients: dict) -> DimLike | None:
     powers."""
     if isinstance(y, int):
         return y
-    read = [(c, mono, _value(_make({mono: 1}) if mono else 1, quotients))
+    read = [(c, mono, _value(from_poly({mono: 1}) if mono else 1, quotients))
             for mono, c in y._terms]
     if any(r is None for _, _, r in read):
         return None
@@ -276,7 +276,7 @@ def _value(x: DimLike, quotients: dict) -> tuple[DimLike, int] | None:
 def _read_atom(atom: Hashable, quotients: dict) -> tuple[DimLike, int] | None:
     if not isinstance(atom, Opaque):
         s, k = quotients.get(atom, (atom, 1))
-        return _symbol(s), k
+        return atom_dim(s), k
     args = [_value(g, quotients) if i == 0 or atom.op in ("min", "max") else (g, 1)
             for i, g in enumerate(atom.args)]
     if any(a is None for a in args):
@@ -339,9 +339,9 @@ def on_points(x: DimLike, s: Hashable, points: Sequence[int]) -> DimLike:
                                   period), j)
     if form is None:
         return x
-    out = substitute(form + g[0], {j: (_symbol(s) - n0) // k})
+    out = substitute(form + g[0], {j: (atom_dim(s) - n0) // k})
     if k > 1 and not isinstance(out, int):  # k divides n - n0: 3*(n//3) is n
-        out = assume_divisible(out, [(_symbol(s) - n0) % k])
+        out = assume_divisible(out, [(atom_dim(s) - n0) % k])
     out = canonical_form(out)
     if not isinstance(out, int) and not in_fragment(out, s):
         out = canonical_form(_floored(out))  # (j an exact quotient n/3: n//3 at the

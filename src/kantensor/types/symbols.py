@@ -17,16 +17,16 @@ from typing import Any
 from .dim import (
     Dim,
     DimLike,
-    _exact,
-    _make,
-    _mul,
-    _pow,
-    _set_free,
-    _symbol,
     as_dim,
+    atom_dim,
+    cache_free,
+    dim_mul,
+    dim_pow,
+    exact_quotient,
+    from_poly,
 )
-from .dimdivide import _floordiv, _mod
-from .dimminmax import _minmax
+from .dimdivide import dim_floordiv, dim_mod
+from .dimminmax import dim_max, dim_min
 from .poly import Opaque, Private
 
 __all__ = ["APPLY", "DataSymbol", "data_size", "free_symbols", "linear", "private",
@@ -107,7 +107,7 @@ def free_symbols(x: DimLike) -> frozenset[Hashable]:
                 else:
                     names.add(atom)
         free = frozenset(names)
-        _set_free(x, free)
+        cache_free(x, free)
     return free
 
 
@@ -119,14 +119,14 @@ def rebuild(x: Dim, value: Callable[[Any], DimLike | None]) -> DimLike:
         term: DimLike = c
         for atom, p in mono:
             v = value(atom)
-            term = _mul(term, _pow(_symbol(atom) if v is None else v, p))
+            term = dim_mul(term, dim_pow(atom_dim(atom) if v is None else v, p))
         total.update({(): term} if isinstance(term, int) else dict(term._terms))
-    return _make(total)
+    return from_poly(total)
 
 
 #: The operations of opaque atoms, by their ``op``: what rebuilding an atom calls.
-APPLY = {"//": _floordiv, "%": _mod, "/": lambda a, k: _exact(a, k),
-          "min": lambda *a: _minmax("min", a), "max": lambda *a: _minmax("max", a)}
+APPLY = {"//": dim_floordiv, "%": dim_mod, "/": lambda a, k: exact_quotient(a, k),
+          "min": dim_min, "max": dim_max}
 
 
 def _subst(x: DimLike, values: dict[Hashable, DimLike]) -> DimLike:

@@ -34,7 +34,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from .conditions import AnyOf, Clause, Condition, Source, expand
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .facts import EMPTY
 from .factsatoms import nonzero, size_divisors
 from .intervals import nonnegative, nonnegative_atom
@@ -204,15 +204,15 @@ def _equation(d: Dim, c: Condition, depth: int = 0) -> tuple[Clause, ...] | None
     source = c.source
     factor, rest = _common_factor(d)
     if factor:  # m*q == 0: one of m's factors is 0, or q is
-        cases = [(Condition(_symbol(a), "==", 0, source),) for a in factor]
+        cases = [(Condition(atom_dim(a), "==", 0, source),) for a in factor]
         cases += _as_cases(_equation(rest, c, depth + 1) if not isinstance(rest, int)
                            else None, _equal(rest, source))
         return _disjunction(cases, c)
     for s in _bare_symbols(d):  # a root s = 1: (s - 1)*q == 0
         quotient = _divide_root(d, s)
         if quotient is not None:
-            cases = _as_cases(_condition(Condition(_symbol(s), "==", 1, source)),
-                              Condition(_symbol(s), "==", 1, source))
+            cases = _as_cases(_condition(Condition(atom_dim(s), "==", 1, source)),
+                              Condition(atom_dim(s), "==", 1, source))
             cases += _as_cases(_equation(quotient, c, depth + 1) if not isinstance(
                 quotient, int) else None, _equal(quotient, source))
             return _disjunction(cases, c)
@@ -232,7 +232,7 @@ def _equal(d: DimLike, source: Source | None) -> Condition:
     for mono, k in d._terms:
         term: DimLike = abs(k)
         for a, p in mono:
-            term = term * _symbol(a) ** p
+            term = term * atom_dim(a) ** p
         if k > 0:
             left = left + term
         else:
@@ -318,7 +318,7 @@ def _coefficients(d: Dim, s: Hashable) -> dict[int, DimLike]:
         term: DimLike = coeff
         for a, p in mono:
             if a != s:
-                term = term * _symbol(a) ** p
+                term = term * atom_dim(a) ** p
         out[k] = out.get(k, 0) + term
     return out
 
@@ -331,7 +331,7 @@ def _divide_root(d: Dim, s: Hashable) -> DimLike | None:
     top = max(coeffs)
     quotient: DimLike = 0
     carry: DimLike = 0
-    size = _symbol(s)
+    size = atom_dim(s)
     for k in range(top, 0, -1):  # synthetic division by (s - 1)
         carry = carry + coeffs.get(k, 0)
         quotient = quotient + carry * size ** (k - 1)
@@ -348,7 +348,7 @@ def _remainder(d: Dim) -> DimLike | None:
             a = mono[0][0]
             if isinstance(a, Opaque) and a.op == "//" and isinstance(a.args[1], int) and \
                     a.args[1] > 0 and coeff == -a.args[1] and \
-                    e + a.args[1] * _symbol(a) == a.args[0]:
+                    e + a.args[1] * atom_dim(a) == a.args[0]:
                 return APPLY["%"](*a.args)
     return None
 
@@ -360,7 +360,7 @@ def _solved(d: Dim, c: Condition) -> tuple[Clause, ...] | None:
         if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque):
             continue
         a = mono[0][0]
-        rest = d - coeff * _symbol(a)
+        rest = d - coeff * atom_dim(a)
         if not isinstance(rest, int) and any(dict(m).get(a) for m, _ in rest._terms):
             continue
         if isinstance(rest, int) and rest % coeff or not isinstance(rest, int) and any(
@@ -369,7 +369,7 @@ def _solved(d: Dim, c: Condition) -> tuple[Clause, ...] | None:
         value = -rest // coeff
         if a.op in ("min", "max") and len(a.args) == 2:
             return _extreme_equals(a, value, c)
-        return (Condition(_symbol(a), "==", value, c.source),)
+        return (Condition(atom_dim(a), "==", value, c.source),)
     return None
 
 
@@ -417,7 +417,7 @@ def _bound(d: Dim, op: str, c: Condition) -> tuple[Clause, ...] | None:
     body = body // g
     if least == 1 and len(body._terms) == 1 and body._terms[0][1] == 1 and all(
             nonnegative_atom(a) for a, _ in body._terms[0][0]):  # a product >= 1: each >= 1
-        return tuple(plain(Condition(_symbol(a), ">=", 1, c.source))
+        return tuple(plain(Condition(atom_dim(a), ">=", 1, c.source))
                      for a, _ in body._terms[0][0])
     if g > 1 or op == ">":
         return (plain(Condition(body, ">=", least, c.source)),)

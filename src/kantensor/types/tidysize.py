@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from functools import lru_cache
 
-from .dim import Dim, DimLike, _symbol
+from .dim import Dim, DimLike, atom_dim
 from .facts import simplify
 from .intervals import nonnegative, nonnegative_atom
 from .poly import Opaque
@@ -36,7 +36,7 @@ def _tidy_size(x: Dim) -> DimLike:
         factors = _products(factors)
         term: DimLike = coeff
         for a, p in factors:
-            term = term * (a if isinstance(a, Dim | int) else _symbol(a)) ** p
+            term = term * (a if isinstance(a, Dim | int) else atom_dim(a)) ** p
         total = total + term
     return total
 
@@ -62,7 +62,7 @@ def _factors(x: DimLike) -> list[DimLike]:
     (mono, coeff), = x._terms
     if coeff < 1 or not mono or not all(nonnegative_atom(a) for a, _ in mono):
         return [x]
-    return [_symbol(a) for a, _ in mono]
+    return [atom_dim(a) for a, _ in mono]
 
 
 class _Expr:

@@ -13,7 +13,7 @@ from ..graph.type import Type
 from ..syntax.ast import evaluate, near_dtype
 from ..syntax.errors import SignatureSyntaxError
 from ..syntax.parser import parse_tensor_type
-from .converting import _from_python, _text, refuse_masked
+from .converting import from_python, refuse_masked, text_array
 from .dim import Dim
 from .dimminmax import DIM_CALLS
 from .display import tensor_type_html
@@ -240,7 +240,7 @@ class TensorType(Type):
             return value
         refuse_masked(value, str(self))
         if target == NUMPY_STRING and not strict:
-            value = _text(value, self)
+            value = text_array(value, self)
         elif strict:
             if not isinstance(value, np.ndarray):
                 raise TypeError(f"expected an ndarray of type {self}, got {type(value).__name__}"
@@ -260,7 +260,7 @@ class TensorType(Type):
                     )
                 value = value.astype(target)
         else:
-            value = _from_python(value, target, allow_downcast, self)
+            value = from_python(value, target, allow_downcast, self)
         self._check_shape(value)
         return value
 

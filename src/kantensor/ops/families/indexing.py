@@ -284,7 +284,7 @@ def sliced(n: DimVar, item: tuple, sizes: SizeNames, clauses: list[Clause],
         isinstance(stop, Dim) and next(flips, False)))
 
 
-def _as_key(index: tuple) -> tuple:
+def as_key(index: tuple) -> tuple:
     """A normalised index back in NumPy's form (slices instead of tuples)."""
     return tuple(slice(*item[1:]) if isinstance(item, tuple) else item for item in index)
 
@@ -300,7 +300,7 @@ def resolve(index: tuple, sizes: tuple[np.ndarray, ...]) -> tuple:
 
 def getitem(x: np.ndarray, *sizes: np.ndarray, index: tuple) -> np.ndarray:
     """``x[index]`` for a normalised basic index (a view, as in NumPy)."""
-    return x[_as_key(resolve(index, sizes) if sizes else index)]
+    return x[as_key(resolve(index, sizes) if sizes else index)]
 
 
 # --------------------------------------------------------------------------- take
@@ -409,7 +409,7 @@ def array_key(arrays: tuple, index: tuple) -> tuple:
     each size by its value (the size inputs follow the arrays)."""
     n = sum(isinstance(i, ArrayRef) for i in index)
     index = resolve(index, arrays[n:])
-    return _as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
+    return as_key(tuple(arrays[i.position] if isinstance(i, ArrayRef) else i
                          for i in index))
 
 

@@ -25,7 +25,7 @@ from ...types.dim import Dim
 from ..params import ArrayRef
 from ..templates import alternative, dims, rank_error, reads_ranks, typed
 from .advanced import advanced_selection, split_index
-from .indexing import _as_key, array_key, readings, resolve, selection, sized_bounds
+from .indexing import array_key, as_key, readings, resolve, selection, sized_bounds
 
 
 def fits_into(value: list[DimVar], target: list) -> list[Clause]:
@@ -100,7 +100,7 @@ def setitem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
             ) -> np.ndarray:
     """A copy of x with ``x[index] = value``."""
     y = np.array(x, copy=True)
-    y[_as_key(resolve(index, sizes))] = value
+    y[as_key(resolve(index, sizes))] = value
     return y
 
 
@@ -108,7 +108,7 @@ def additem(x: np.ndarray, value: np.ndarray, *sizes: np.ndarray, index: tuple
             ) -> np.ndarray:
     """A copy of x with ``x[index] += value`` (cast to x's dtype)."""
     y = np.array(x, copy=True)
-    key = _as_key(resolve(index, sizes))
+    key = as_key(resolve(index, sizes))
     y[key] = y[key] + value
     return y
 

@@ -13,7 +13,7 @@ from ..facts import Facts
 from ..factsatoms import still_needs
 from ..symbols import DataSymbol
 from .cells import by_factors
-from .evaluate import evaluator
+from .evaluate import condition_holds
 from .sizeset import SizeSet
 from .words import factored
 
@@ -95,16 +95,6 @@ def node_text(source: Source) -> str:
     if source.location:
         parts.append(f"at {source.location}")
     return " ".join(parts) or "?"
-
-
-def condition_holds(c: Condition, values: Mapping[Hashable, int]) -> bool:
-    d, op = c.key
-    try:
-        v = evaluator(d)(values)
-    except ZeroDivisionError:
-        return False
-    return v == 0 if op == "==" else v != 0 if op == "!=" else v >= 0 if op == ">=" \
-        else v > 0
 
 
 class Verdict:

@@ -32,13 +32,13 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from ..conditions import Condition
-from ..dim import Dim, DimLike, _symbol, unknown
+from ..dim import Dim, DimLike, atom_dim, unknown
 from ..divisors import int_divisors
 from ..facts import Facts
 from ..poly import Opaque
 from ..productsign import decided, factors
 from ..symbols import free_symbols, substitute
-from .evaluate import evaluator
+from .evaluate import condition_holds, evaluator
 from .sizeset import ALL, Inexpressible, SizeSet
 from .univariate import solve as solve_one
 
@@ -96,17 +96,7 @@ class Cell:
                     return False
             elif v not in self.set_of(s):
                 return False
-        return all(_holds(c, point) for c in self.rest)
-
-
-def _holds(c: Condition, point: Mapping[Hashable, int]) -> bool:
-    d, op = c.key
-    try:
-        v = evaluator(d)(point)
-    except ZeroDivisionError:
-        return False
-    return v == 0 if op == "==" else v != 0 if op == "!=" else v >= 0 if op == ">=" \
-        else v > 0
+        return all(condition_holds(c, point) for c in self.rest)
 
 
 # -- solving -----------------------------------------------------------------------------
@@ -225,7 +215,7 @@ def _substituted(work: _Work, rank: Mapping, hide: frozenset) -> list[Condition]
     for c in conds:
         d, op = c.key
         if isinstance(d, int):
-            if not _holds(c, {}):
+            if not condition_holds(c, {}):
                 return None
             continue
         out.append(c)
@@ -245,7 +235,7 @@ def _definition(c: Condition, rank: Mapping, hide: frozenset, sets: Mapping
     for mono, coeff in d._terms:
         for a, p in mono:
             if isinstance(a, Opaque):
-                inside |= free_symbols(_symbol(a))
+                inside |= free_symbols(atom_dim(a))
             elif len(mono) == 1 and p == 1:
                 linear[a] = linear.get(a, 0) + coeff
             else:
@@ -266,7 +256,7 @@ def _definition(c: Condition, rank: Mapping, hide: frozenset, sets: Mapping
         value: DimLike = num // k
     else:
         value = num
-    needs = [x for x in needs if not isinstance(x.key[0], int) or not _holds(x, {})]
+    needs = [x for x in needs if not isinstance(x.key[0], int) or not condition_holds(x, {})]
     if any(isinstance(x.key[0], int) for x in needs):
         needs = [Condition(0, "==", 1, c.source)]  # an int value that is no size
     return c, s, value, needs

@@ -11,10 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Mapping
 from functools import lru_cache
 
+from ..conditions import Condition
 from ..dim import DimLike
 from ..poly import Opaque
 
-__all__ = ["Values", "evaluator"]
+__all__ = ["Values", "condition_holds", "evaluator"]
 
 #: The values of symbols (names, unknowns' keys) an evaluator reads.
 Values = Mapping[Hashable, int]
@@ -26,6 +27,18 @@ def evaluator(x: DimLike) -> Callable[[Values], int]:
     if isinstance(x, int):
         return lambda _values, _x=x: _x
     return _terms(x._terms)
+
+
+def condition_holds(c: Condition, values: Values) -> bool:
+    """Whether the condition ``c`` holds at the symbols' ``values``: not where it
+    divides by a size that is 0 there (it has no value)."""
+    d, op = c.key
+    try:
+        v = evaluator(d)(values)
+    except ZeroDivisionError:
+        return False
+    return v == 0 if op == "==" else v != 0 if op == "!=" else v >= 0 if op == ">=" \
+        else v > 0
 
 
 @lru_cache(maxsize=1 << 12)
