@@ -336,6 +336,9 @@ def test_types_made_together_are_the_types_made_alone():
     fresh = sized_all("int8", [(9002, 1), (9002, 2), (9002, 1)], 2)
     assert fresh[0] is fresh[2] is TensorType("int8", (9002, 1))
     assert fresh[1] is TensorType("int8", (9002, 2)) and fresh[1].shape == (9002, 2)
+    later = sized_all("float32", [(9003, 1), (5, 7), (9003, 1)], 2)  # (a live one not
+    assert later[1] is live and later[0] is later[2]  # first: found by the filing)
+    assert later[0] is TensorType("float32", (9003, 1))
 
 
 def test_value_infos_written_together_are_what_onnx_helper_makes():
