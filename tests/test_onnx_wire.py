@@ -474,9 +474,13 @@ def test_many_graph_inputs_types_read_as_arrays_are_read_as_protobuf_reads_each(
             assert t is _read(info)
 
 
-def test_many_graph_inputs_of_plain_layouts_are_all_read_as_arrays():
+@pytest.mark.parametrize("rows", [None, 7])
+def test_many_graph_inputs_of_plain_layouts_are_all_read_as_arrays(rows, monkeypatch):
     """(so that the test above compares two readings: the plain ones are read, by the
-    arrays, as protobuf reads them)"""
+    arrays, as protobuf reads them; and so when each length's rows are gathered a few at
+    a time, as a model of very many inputs has them)"""
+    if rows is not None:
+        monkeypatch.setattr(typebytes, "_ROWS", rows)
     sizes = [s for k in range(40) for s in ([k % 128, 7 * k % 128], [128 + k, 16300 + k],
                                             [k % 128], [], [200 + k])]
     infos = [helper.make_tensor_value_info("v", TensorProto.FLOAT, s) for s in sizes]

@@ -249,33 +249,46 @@ def _held_arrays(helds: list[bytes], found: list) -> list[int]:
         if layout is None:
             alone += at.tolist()
             continue
-        width, r, code, mask, pattern, first, second, row = layout
-        rows = data[starts[at, None] + row]
-        codes = rows[:, code]
-        ok = ((rows & mask) == pattern).all(axis=1) & _KNOWN[codes]
-        if not ok.all():
-            alone += at[~ok].tolist()
-            at, rows, codes = at[ok], rows[ok], codes[ok]
-            if not len(at):
-                continue
-        if not r:
-            shapes: list[tuple] = [()] * len(at)
-        else:  # (each axis's sizes listed, zipped: a list per row costs more)
-            if width == 2:
-                rows = (rows[:, first] & 0x7F).astype(np.intp) | \
-                    rows[:, second].astype(np.intp) << 7
-            else:
-                rows = rows[:, first]
-            shapes = list(zip(*rows.T.tolist(), strict=True))
-        kinds = set(codes.tolist())
-        for kind in kinds:
-            if len(kinds) == 1:
-                places, of = at.tolist(), shapes
-            else:
-                chosen = codes == kind
-                places, of = at[chosen].tolist(), list(compress(shapes, chosen.tolist()))
-            list(map(found.__setitem__, places, sized_all(DTYPES[kind], of, r)))
+        for k in range(0, len(at), _ROWS):  # (so many rows at a time: an index array
+            _read_rows(data, starts, at[k:k + _ROWS], layout, found, alone)  # of 4 MB)
     return alone
+
+
+#: the most rows :func:`_held_arrays` gathers at once (their index array 8 bytes a byte)
+_ROWS = 1 << 12
+
+
+def _read_rows(data: np.ndarray, starts: np.ndarray, at: np.ndarray, layout: tuple,
+               found: list, alone: list[int]) -> None:
+    """Read into ``found`` the types at ``at`` (bytes of ``data`` from ``starts``, each of
+    ``layout``'s length) where each is laid out so, of a known element type; add the
+    places of the others to ``alone``."""
+    width, r, code, mask, pattern, first, second, row = layout
+    rows = data[starts[at, None] + row]
+    codes = rows[:, code]
+    ok = ((rows & mask) == pattern).all(axis=1) & _KNOWN[codes]
+    if not ok.all():
+        alone += at[~ok].tolist()
+        at, rows, codes = at[ok], rows[ok], codes[ok]
+        if not len(at):
+            return
+    if not r:
+        shapes: list[tuple] = [()] * len(at)
+    else:  # (each axis's sizes listed, zipped: a list per row costs more)
+        if width == 2:
+            rows = (rows[:, first] & 0x7F).astype(np.intp) | \
+                rows[:, second].astype(np.intp) << 7
+        else:
+            rows = rows[:, first]
+        shapes = list(zip(*rows.T.tolist(), strict=True))
+    kinds = set(codes.tolist())
+    for kind in kinds:
+        if len(kinds) == 1:
+            places, of = at.tolist(), shapes
+        else:
+            chosen = codes == kind
+            places, of = at[chosen].tolist(), list(compress(shapes, chosen.tolist()))
+        list(map(found.__setitem__, places, sized_all(DTYPES[kind], of, r)))
 
 
 def _by_layout(datas: list[bytes], tails: list[int], layouts: dict, found: list) -> list[int]:
