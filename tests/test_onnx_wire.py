@@ -336,6 +336,9 @@ def test_types_made_together_are_the_types_made_alone():
     fresh = sized_all("int8", [(9002, 1), (9002, 2), (9002, 1)], 2)
     assert fresh[0] is fresh[2] is TensorType("int8", (9002, 1))
     assert fresh[1] is TensorType("int8", (9002, 2)) and fresh[1].shape == (9002, 2)
+    later = sized_all("float32", [(9003, 1), (5, 7), (9003, 1)], 2)  # (a live one not
+    assert later[1] is live and later[0] is later[2]  # first: found by the filing)
+    assert later[0] is TensorType("float32", (9003, 1))
 
 
 def test_value_infos_written_together_are_what_onnx_helper_makes():
@@ -443,3 +446,46 @@ def test_value_infos_of_a_model_typed_at_first_sight_are_those_kept_for_reading_
     model.graph.node[5].output[0] = "edited"
     model.graph.node[6].input[0] = "edited"
     assert infer_shapes(model) == _typed_model(model, None)[0]
+
+
+_held_sizes = st.one_of(st.integers(0, 200), st.integers(16300, 16500))
+_held_infos = st.one_of(
+    st.builds(lambda code, dims: helper.make_tensor_value_info("v", code, dims),
+              st.sampled_from([TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL, 40]),
+              st.lists(_held_sizes, max_size=4)),
+    _listed)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(_held_infos, min_size=typebytes.ARRAY_AT, max_size=3 * typebytes.ARRAY_AT))
+def test_many_graph_inputs_types_read_as_arrays_are_read_as_protobuf_reads_each(infos):
+    """The graph inputs' types of a model of many inputs (as .split lists them: each
+    TypeProto's bytes), read as arrays (every layout's rows checked and their sizes read
+    at once): each read as protobuf's reading of it gives, or not read, exactly as
+    when read alone (lists of every layout, rank, element type and size width mixed,
+    the same type twice, odd bytes protobuf parses)."""
+    infos = [info for info in infos if info.HasField("type")]
+    helds = [info.type.SerializeToString() for info in infos]
+    found = typebytes.held_types(helds)
+    assert len(found) == len(helds)
+    for info, held, t in zip(infos, helds, found, strict=True):
+        assert t is typebytes.held_types([held])[0]  # (alone: below ARRAY_AT)
+        if t is not None:
+            assert t is _read(info)
+
+
+@pytest.mark.parametrize("rows", [None, 7])
+def test_many_graph_inputs_of_plain_layouts_are_all_read_as_arrays(rows, monkeypatch):
+    """(so that the test above compares two readings: the plain ones are read, by the
+    arrays, as protobuf reads them; and so when each length's rows are gathered a few at
+    a time, as a model of very many inputs has them)"""
+    if rows is not None:
+        monkeypatch.setattr(typebytes, "_ROWS", rows)
+    sizes = [s for k in range(40) for s in ([k % 128, 7 * k % 128], [128 + k, 16300 + k],
+                                            [k % 128], [], [200 + k])]
+    infos = [helper.make_tensor_value_info("v", TensorProto.FLOAT, s) for s in sizes]
+    helds = [info.type.SerializeToString() for info in infos]
+    found: list = [None] * len(helds)
+    assert typebytes._held_arrays(helds, found) == []  # (none left to be read alone)
+    assert found == typebytes.held_types(helds) == [TensorType("float32", tuple(s))
+                                                    for s in sizes]

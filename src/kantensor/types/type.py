@@ -412,10 +412,13 @@ def sized(dtype: str, shape: tuple[int, ...]) -> TensorType:
 
 
 def sized_all(dtype: str, shapes: list[tuple[int, ...]], rank: int) -> list[TensorType]:
-    """:func:`sized` of each of ``shapes`` (each of ``rank`` ints), made at once where
-    none is live (their objects made and filed by maps: a model's graph inputs of
-    distinct types), else one by one."""
-    if any(map(_LOOKUPS[dtype], shapes)):  # (a weak reference is true)
+    """:func:`sized` of each of ``shapes`` (each of ``rank`` ints), made at once (their
+    objects made and filed by maps: a model's graph inputs of distinct types) unless the
+    first is live (a model read again: each found by :func:`sized`); one live among the
+    others is found by the filing (:meth:`~.interning.WeakInterner.intern_all`), the
+    object made for it dropped unseen. (The first alone looked up: looking up every
+    shape hashed each once more, 360 instructions a type, where none is live.)"""
+    if shapes and _LOOKUPS[dtype](shapes[0]) is not None:
         return list(map(sized, repeat(dtype), shapes))
     static, np_dtype = _ALL_AXES[rank], NUMPY_DTYPES.get(dtype)
     made = []
