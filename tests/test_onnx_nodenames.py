@@ -1,0 +1,142 @@
+"""Many nodes' names read at once from their bytes (kantensor.onnx.nodenames): each node's
+input names and its one output's name are exactly protobuf's reading of that node
+(``input[:]``, ``output``), for nodes of every field layout, attributes, domains, empty
+names and field orders protobuf writes or only parses; bytes it would not read so (a
+name not ASCII, a field not length-delimited) are left unread; and ``infer_shapes``
+writes the same model whether the names are read so or node by node."""
+
+from __future__ import annotations
+
+import warnings
+
+import onnx
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper
+
+from kantensor.onnx import (
+    generic,
+    infer_shapes,
+    modelmemo,
+    nodecache,
+    nodememo,
+    nodenames,
+    nodeslot,
+)
+
+ASCII = st.text(st.characters(min_codepoint=0, max_codepoint=127), max_size=20)
+ANY = st.text(max_size=12)  # (not ASCII at times: then not read so)
+
+
+@st.composite
+def nodes(draw, names=ASCII) -> onnx.NodeProto:
+    """A node as make_node makes one: inputs (some empty), outputs (none, one or more),
+    perhaps a name, a domain, a doc string and attributes."""
+    kwargs = {}
+    if draw(st.booleans()):
+        kwargs["domain"] = draw(names)
+    if draw(st.booleans()):
+        kwargs["doc_string"] = draw(names)
+    if draw(st.booleans()):
+        kwargs["axis"] = draw(st.integers(-3, 3))
+    if draw(st.booleans()):
+        kwargs["axes"] = draw(st.lists(st.integers(0, 5), min_size=1, max_size=4))
+    return helper.make_node(draw(names), draw(st.lists(names, max_size=5)),
+                            draw(st.lists(names, max_size=3)),
+                            name=draw(st.one_of(st.none(), names)), **kwargs)
+
+
+def _protobufs(data: list[bytes]) -> tuple[list, list] | None:
+    """protobuf's reading of each node's names (the oracle), None for a node not all
+    ASCII (not read so), and None for none read so."""
+    read = [onnx.NodeProto.FromString(d) for d in data]
+    if not any(d.isascii() for d in data):
+        return None
+    return [n.input[:] if d.isascii() else None for n, d in zip(read, data, strict=True)], \
+        [n.output[0] if len(n.output) == 1 and d.isascii() else None
+         for n, d in zip(read, data, strict=True)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(nodes(), max_size=12))
+def test_names_are_protobufs(made):
+    data = [n.SerializeToString() for n in made]
+    assert nodenames.names_of(data) == _protobufs(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(nodes(ANY), min_size=1, max_size=6))
+def test_any_text_read_or_left(made):
+    """Names of any text: a node not all ASCII is left to protobuf, the others read."""
+    data = [n.SerializeToString() for n in made]
+    assert nodenames.names_of(data) == _protobufs(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 2, 3, 4]), ASCII), max_size=12),
+       st.integers(1, 4))
+def test_fields_in_any_order(fields, cut):
+    """Bytes protobuf parses but does not write: inputs and outputs interleaved, a name
+    or op type stated twice; cut into two nodes anywhere between fields."""
+    pieces = [bytes([number << 3 | 2, len(text)]) + text.encode() for number, text in fields]
+    data = [b"".join(pieces[:cut]), b"".join(pieces[cut:])]
+    assert nodenames.names_of(data) == _protobufs(data)
+
+
+def test_other_wire_types_left_unread():
+    node = helper.make_node("Relu", ["x"], ["y"]).SerializeToString()
+    varint = bytes([15 << 3 | 0, 5])  # (an unknown field of a varint: protobuf reads the
+    # node, whose fields are not walked so)
+    assert onnx.NodeProto.FromString(node + varint).input[:] == ["x"]
+    assert nodenames.names_of([node, node + varint]) is None
+    assert nodenames.names_of([node, node[:-1]]) is None  # (a field cut short)
+    assert nodenames.names_of([node] * 3) == ([["x"]] * 3, ["y"] * 3)
+
+
+def _chain(blocks: int, attribute: bool) -> onnx.ModelProto:
+    """Blocks MatMul -> Add -> Relu (or Softmax of an axis) that all differ (as
+    benchmarks/onnx_distinct.py's), one node asking two outputs."""
+    made, inputs = [], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 2])]
+    x = "x"
+    for i in range(blocks):
+        inputs += [helper.make_tensor_value_info(f"w{i}", TensorProto.FLOAT, [i + 2, i + 3]),
+                   helper.make_tensor_value_info(f"c{i}", TensorProto.FLOAT, [i + 3])]
+        made += [helper.make_node("MatMul", [x, f"w{i}"], [f"m{i}"]),
+                 helper.make_node("Add", [f"m{i}", f"c{i}"], [f"a{i}"]),
+                 helper.make_node("Softmax", [f"a{i}"], [f"r{i}"], axis=-1) if attribute
+                 else helper.make_node("Relu", [f"a{i}"], [f"r{i}"])]
+        x = f"r{i}"
+    made.append(helper.make_node("Split", [x], ["s0", "s1"], axis=0, num_outputs=2))
+    graph = helper.make_graph(made, "chain", inputs,
+                              [helper.make_tensor_value_info("s0", TensorProto.FLOAT, None)])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+
+
+def _typed(model: onnx.ModelProto) -> bytes:
+    """``infer_shapes``' model of ``model``, every memo emptied first."""
+    for table in (generic.TEMPLATES, generic.PINNED, nodememo.MEMO, nodecache.NODES,
+                  modelmemo.MODELS):
+        table.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return infer_shapes(model).SerializeToString()
+
+
+@pytest.mark.parametrize("attribute", [False, True])
+def test_typed_models_the_same(monkeypatch, attribute):
+    model = _chain(nodenames.NAMES_AT // 3 + 2, attribute)
+    data = [n.SerializeToString() for n in model.graph.node]
+    assert nodenames.names_of(data) == _protobufs(data)  # (read so)
+    real, given = nodeslot.first_typed, []
+
+    def counted(*args):
+        given.append(len(args) > 4)  # (the names given, read so)
+        return real(*args)
+    monkeypatch.setattr(nodeslot, "first_typed", counted)
+    read = _typed(model)
+    assert len(given) > nodenames.NAMES_AT // 2 and all(given)
+    monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
+    given.clear()
+    assert _typed(model) == read
+    assert len(given) > nodenames.NAMES_AT // 2 and not any(given)
