@@ -71,28 +71,33 @@ _OUTPUT_KEY = _OUTPUT << 3 | _LENGTH_DELIMITED
 def _counts(joined: bytes, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """The count of input and of output fields of each node of ``lengths`` bytes in
     ``joined`` (all ASCII), or None where a node's fields are not all length-delimited,
-    more than :data:`FIELDS`, or not ending at its end."""
-    data = np.frombuffer(joined, np.uint8)
+    more than :data:`FIELDS`, or not ending at its end. (Each step moves every node not
+    ended yet past one field; the checks are made once, over every field.)"""
+    data = np.frombuffer(joined + b"\0\0", np.uint8)  # (a key at a node's last byte
+    # reads the next byte as its length: counted past the node's end, and refused)
     ends = np.cumsum(lengths)
-    at = ends - lengths
-    inputs = np.zeros(len(lengths), np.int64)
-    outputs = np.zeros(len(lengths), np.int64)
+    at, nodes, until = ends - lengths, np.arange(len(lengths)), ends
+    places, owners = [], []
     for _ in range(FIELDS):
-        live = np.flatnonzero(at < ends)
-        if not len(live):
-            return inputs, outputs
-        now = at[live]
-        if (now + 1 >= ends[live]).any():
-            return None  # (a key without its length)
-        key = data[now]
-        if ((key & 7) != _LENGTH_DELIMITED).any():
-            return None
-        inputs[live] += key == _INPUT_KEY
-        outputs[live] += key == _OUTPUT_KEY
-        at[live] = now + 2 + data[now + 1]
-        if (at[live] > ends[live]).any():
-            return None
-    return None
+        going = at < until
+        at, nodes, until = at[going], nodes[going], until[going]
+        if not len(at):
+            break
+        places.append(at)
+        owners.append(nodes)
+        at = at + 2 + data[at + 1]
+    else:
+        return None
+    count = len(lengths)
+    if not places:  # (nodes of no field)
+        return np.zeros(count, np.int64), np.zeros(count, np.int64)
+    place, owner = np.concatenate(places), np.concatenate(owners)
+    key = data[place]
+    if ((key & 7) != _LENGTH_DELIMITED).any() or not np.array_equal(np.bincount(
+            owner, weights=data[place + 1] + 2, minlength=count), lengths):
+        return None
+    return np.bincount(owner[key == _INPUT_KEY], minlength=count), \
+        np.bincount(owner[key == _OUTPUT_KEY], minlength=count)
 
 
 def names_of(serialized: Sequence[bytes]
