@@ -59,7 +59,6 @@ from .nodecache import (
     shared_constant,
 )
 from .nodememo import input_facts, value_facts
-from .nodenames import NAMES_AT, names_of
 from .onnxop import OnnxOp
 from .protos import label as node_label
 from .repeats import first_typed, repeated
@@ -196,9 +195,6 @@ def replay(reader: Any, serialized: Sequence[bytes],
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     typed: list[bytes] = []  # the nodes typed at first sight, without a record
-    # every node's names read at once (a model of many nodes: .nodenames), else None
-    given, ones = names_of(serialized) or (None, None) if len(serialized) >= NAMES_AT else \
-        (None, None)
     try:
         for k, data in enumerate(serialized):
             rec = found(data)
@@ -211,8 +207,7 @@ def replay(reader: Any, serialized: Sequence[bytes],
                     continue
                 if reader.repeats and data.isascii():  # (typed by its op type's last template
                     # without a record, as reader.node types it; else what it read)
-                    read = first_typed(reader, node, data, typed) if given is None else \
-                        first_typed(reader, node, data, typed, given[k], ones[k])
+                    read = first_typed(reader, node, data, typed)
                     if read is True:
                         continue
                     rec = new_record(node, data, read or None)

@@ -294,8 +294,8 @@ def repeated(reader: Any, rec: NodeRecord, node: onnx.NodeProto) -> bool:
     return True
 
 
-def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[bytes],
-                given: list[str] | None = None, one: str | None = None) -> tuple | bool:
+def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[bytes]
+                ) -> tuple | bool:
     """:func:`repeated` for a node met for the first time (serialized as ``data``, all
     ASCII), without its record: True when typed so (``data`` added to ``typed``, which
     the caller files as :data:`.nodecache.SEEN` when its reading ends: its record is made
@@ -303,9 +303,7 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
     record (:class:`.nodecache.NodeRecord`'s ``parts``), or False where nothing but its
     op type was. (Written for speed: a first call of a model of blocks that all differ
     types most nodes so, and a record made per node and never read again was a fifth of
-    that call; :func:`_typed`'s generated typing is inline.) ``given``, ``one``: the
-    node's input names and its one output's name (None where it has not one) when read
-    already (:func:`.nodenames.names_of`), else None."""
+    that call; :func:`_typed`'s generated typing is inline.)"""
     op_type = node.op_type
     last = reader.repeats.get(op_type)
     if last is None or op_type == "Constant":  # (a literal: its record reads it)
@@ -313,18 +311,13 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
     # its domain, names and attributes' key, as its record reads them (a field whose
     # key's byte is nowhere in its bytes is absent; every name in ASCII bytes is text)
     domain = "" if DOMAIN not in data else node.domain
-    if given is None:
-        names, wanted = node.input[:], node.output  # (a list, and protobuf's container,
-        # its one output indexed once: no list made; a record's are tuples)
-        one = wanted[0] if len(wanted) == 1 else None
-    else:
-        names = given
+    names, wanted = node.input[:], node.output  # (a list, and protobuf's container, its one
+    # output indexed once: no list made; a record's are tuples)
     attributes = () if ATTRIBUTE not in data or not node.attribute else attributes_of(node)
     if type(last) is tuple:  # (as _template)
         last = _last(reader, op_type, last)
     if last is not None and domain == last.domain and reader.facts is last.facts and \
-            one and len(names) == len(last.inputs):
-        name = one
+            len(wanted) == 1 and len(names) == len(last.inputs) and (name := wanted[0]):
         types = reader.types  # (_fits, inline)
         if name not in types and name not in reader.untyped:
             typing = last.typing
@@ -339,8 +332,7 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
             elif _typed(reader, last, names, name, attributes):
                 typed.append(data)
                 return True
-    return op_type, domain, tuple(names), tuple(node.output[:]) if one is None else \
-        (one,), attributes
+    return op_type, domain, tuple(names), tuple(wanted), attributes
 
 
 def _template(reader: Any, op_type: str, domain: str) -> _Last | None:
