@@ -195,6 +195,11 @@ HUNTED = [
     ("((m + m) % 3) % (min(4, m)//(n*m))", (3, None)),
     ("(m*m) % 4", (1, "b")),
     ("max(m, m*1) % ((m + m)//m)", (0, None)),
+    # a product of a size and a remainder beside a floor by an int of period past the
+    # classes' cap: every output size was grounded (hunt29; logic/polyends' products)
+    ("m*(n % m) + m//36", (3, None)),
+    ("m*(n % m) + m//36", (3, "b")),
+    ("m*((m*m + n)//(2*m + 1)) - m//40", (1, None)),
 ]
 #: the sizes an open or named size is judged at (every grounding here is reached below)
 BOTH = range(40)

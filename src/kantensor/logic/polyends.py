@@ -90,9 +90,10 @@ def int_roots(diff: DimLike, v: Any) -> tuple[int, ...] | None:
 
 def bounded_sizes(diff: DimLike, v: Any) -> range | list[int] | None:
     """Sizes ``v`` among which are all the roots of ``diff``, a polynomial in ``v`` plus int
-    multiples of quotients ``n // d`` and remainders ``n % d`` of polynomials in ``v``
-    (``d``'s leading coefficient positive): those below the roots' bound of every ``d``
-    and of the lower (upper) bound of ``diff`` times the quotients' divisors, where that
+    multiples of products of powers of ``v`` and of quotients ``n // d`` and remainders
+    ``n % d`` of polynomials in ``v`` (``d``'s leading coefficient positive): those below
+    the roots' bound of every ``d``, of each factor's lower bound where a product needs
+    it ``>= 0``, and of the lower (upper) bound of ``diff`` times the divisors, where that
     bound's leading coefficient is positive (negative); for a lone remainder the sizes
     :func:`_remainder_sizes` leaves. None where ``diff`` is not of that form or neither
     applies."""
@@ -100,46 +101,89 @@ def bounded_sizes(diff: DimLike, v: Any) -> range | list[int] | None:
         return None
     x = Dim(v) if isinstance(v, str) else unknown(v)
     plain: DimLike = 0
-    parts = []  # (c, op, n, d)
+    parts = []  # (c, lo, hi, den): the term lies in [lo/den, hi/den] from `start` on
+    single = []  # (c, op, n, d): the terms that are one quotient or remainder
+    start, divisors = 0, []
     for mono, c in diff._terms:  # the canonical polynomial (same package family)
         if all(atom == v for atom, _ in mono):
             plain = plain + c * (x ** mono[0][1] if mono else 1)
             continue
-        if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque) \
-                or mono[0][0].op not in ("//", "%"):
-            return None
-        n, d = mono[0][0].args
-        top, bottom = coefficients(n, v), coefficients(d, v)
-        if top is None or bottom is None or bottom[max(bottom)] <= 0:
-            return None
-        parts.append((c, mono[0][0].op, n, d))
-    divisors = [d for _, op, _, d in parts if op == "//"]
+        lone = len(mono) == 1 and mono[0][1] == 1
+        lo: DimLike = c
+        hi: DimLike = c
+        den: DimLike = 1
+        for atom, power in mono:
+            found = _factor(atom, v, x, lone)
+            if found is None:
+                return None
+            f_lo, f_hi, f_den, f_start, d = found
+            start = max(start, f_start)
+            if d is not None:
+                divisors.append(d)
+            lo, hi, den = lo * f_lo**power, hi * f_hi**power, den * f_den**power
+        if lone and isinstance(mono[0][0], Opaque):
+            single.append((c, mono[0][0].op, *mono[0][0].args))
+        parts.append((lo, hi, den) if c > 0 else (hi, lo, den))
     product: DimLike = 1
-    for d in divisors:
-        product = product * d
+    for _, _, den in parts:
+        product = product * den
     low: DimLike = plain * product
     high: DimLike = plain * product
-    for c, op, n, d in parts:
-        if op == "//":  # (n - d + 1)/d <= n//d <= n/d, times the product: others * ...
-            others = _without(divisors, d)
-            ends = ((n - d + 1) * others, n * others)
-        else:  # 0 <= n % d <= d - 1
-            ends = (0, (d - 1) * product)
-        ends = ends if c > 0 else ends[::-1]
-        low, high = low + c * ends[0], high + c * ends[1]
+    for k, (lo, hi, _) in enumerate(parts):
+        others = _without([d for _, _, d in parts], k)
+        low, high = low + lo * others, high + hi * others
     end = _signed_end(low, v, 1)
     end = _signed_end(high, v, -1) if end is None else end
-    if end is None and len(parts) == 1 and isinstance(plain, int) and abs(parts[0][0]) == 1:
-        c, op, n, d = parts[0]  # a lone remainder: c*(n % d) + plain == 0
+    if end is None and len(single) == 1 and len(parts) == 1 and isinstance(plain, int) \
+            and abs(single[0][0]) == 1:
+        c, op, n, d = single[0]  # a lone remainder: c*(n % d) + plain == 0
         return _remainder_sizes(op, n, d, -plain * c, v)
     if end is None:
         return None
-    for _, _, _, d in parts:  # (every divisor positive: the bounds hold there)
+    for d in divisors:  # (every divisor positive: the bounds hold there)
         past = past_roots(d, v, 0)
         if past is None:
             return None
         end = max(end, past)
-    return range(end)
+    return range(max(end, start))
+
+
+def _factor(atom: Any, v: Any, x: Dim, lone: bool
+            ) -> tuple[DimLike, DimLike, DimLike, int, DimLike | None] | None:
+    """``(lo, hi, den, start, d)``: ``atom`` (``v``, or a quotient or remainder of
+    polynomials in ``v`` by ``d``) lies in ``[lo/den, hi/den]`` wherever ``d > 0``, and, where
+    it is not ``lone`` (a factor of a product), ``lo >= 0`` from ``start`` on (a product's
+    bounds are the products of its factors' only where they are ``>= 0``): ``n//d`` in
+    ``[(n - d + 1)/d, n/d]`` (from 0, in a product, where ``n - d + 1`` does not end
+    positive but ``n >= 0``), ``n % d`` in ``[0, d - 1]``. None
+    where it is none of these, or a factor's sign is not known."""
+    if atom == v:
+        return x, x, 1, 0, None
+    if not isinstance(atom, Opaque) or atom.op not in ("//", "%"):
+        return None
+    n, d = atom.args
+    top, bottom = coefficients(n, v), coefficients(d, v)
+    if top is None or bottom is None or bottom[max(bottom)] <= 0:
+        return None
+    if atom.op == "%":
+        return 0, d - 1, 1, 0, d
+    if lone:
+        return n - d + 1, n, d, 0, d
+    low = n - d + 1
+    if _lead(low, v) > 0:  # (n - d + 1)/d ends positive: from past its roots
+        past = past_roots(low, v, 0)
+        return None if past is None else (low, n, d, past, d)
+    lead = _lead(n, v)
+    if lead < 0:
+        return None  # (a dividend that ends negative: a quotient of unknown sign)
+    past = 0 if lead == 0 else past_roots(n, v, 0)  # n >= 0 from there: n//d >= 0
+    return None if past is None else (0, n, d, past, d)
+
+
+def _lead(x: DimLike, v: Any) -> int:
+    """The leading coefficient of a polynomial in ``v`` alone (0 for 0)."""
+    found = coefficients(x, v) or {}
+    return next((found[k] for k in sorted(found, reverse=True) if found[k]), 0)
 
 
 def _remainder_sizes(op: str, n: DimLike, d: DimLike, k: int, v: Any) -> list[int] | None:
@@ -195,13 +239,12 @@ def _polynomial(found: dict[int, int], x: Dim) -> DimLike:
     return sum((c if p == 0 else c * x**p for p, c in found.items() if c), 0)
 
 
-def _without(divisors: list, d: DimLike) -> DimLike:
-    """The product of ``divisors`` but one ``d``."""
-    rest = list(divisors)
-    rest.remove(d)
+def _without(divisors: list, k: int) -> DimLike:
+    """The product of ``divisors`` but the ``k``-th."""
     product: DimLike = 1
-    for e in rest:
-        product = product * e
+    for j, e in enumerate(divisors):
+        if j != k:
+            product = product * e
     return product
 
 
