@@ -200,6 +200,9 @@ HUNTED = [
     ("m*(n % m) + m//36", (3, None)),
     ("m*(n % m) + m//36", (3, "b")),
     ("m*((m*m + n)//(2*m + 1)) - m//40", (1, None)),
+    ("min(m, 40)*(n % m) + m//36", (3, None)),  # a min or max of such sizes too
+    ("max(m, 2)*(n % m) + m//36", (3, "b")),
+    ("max(m//36, (n % m)*m)", (3, None)),
 ]
 #: the sizes an open or named size is judged at (every grounding here is reached below)
 BOTH = range(40)
