@@ -203,6 +203,9 @@ HUNTED = [
     ("min(m, 40)*(n % m) + m//36", (3, None)),  # a min or max of such sizes too
     ("max(m, 2)*(n % m) + m//36", (3, "b")),
     ("max(m//36, (n % m)*m)", (3, None)),
+    # a remainder by an int past the classes' cap (2 and 3 are no squares modulo 33)
+    ("m//m + (m*m) % 33", (0, None)),
+    ("(m*m) % 35 + n", (1, "b")),
 ]
 #: the sizes an open or named size is judged at (every grounding here is reached below)
 BOTH = range(40)

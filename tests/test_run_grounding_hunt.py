@@ -1,7 +1,8 @@
 """``relation(op)`` in ``kanren.run`` with the output's size grounded by ``membero`` and
 an input's size open (or named), over random signatures ``(n),(m)->(OUT)`` whose size
 multiplies quotients and remainders of polynomials by polynomials, with coefficients
-that are sizes (``m*((m*m + n)//(2*m + 1))``, ``((m*m)//(m + 1))*((m + 3) % (2*m - 1))``):
+that are sizes (``m*((m*m + n)//(2*m + 1))``, ``((m*m)//(m + 1))*((m + 3) % (2*m - 1))``),
+beside floors by ints and min and max of them:
 every grounding ``run`` answers is one some size of the open input gives (sound: ``run``
 shows no conditions, so a pending equation that holds nowhere would be a wrong answer).
 Judged by Python's own ``//`` and ``%`` over ``m`` in 0..FAR (an answer no ``m`` there
@@ -37,7 +38,12 @@ def _poly(children: st.SearchStrategy) -> st.SearchStrategy:
 polys = st.recursive(leaves, _poly, max_leaves=4)
 quotients = st.tuples(polys, st.sampled_from(["//", "%"]), polys).map(
     lambda t: f"({t[0]} {t[1]} {t[2]})")
-terms = st.one_of(quotients, polys, st.tuples(polys, quotients).map(lambda t: f"{t[0]}*{t[1]}"))
+floors = st.tuples(polys, st.sampled_from(["//", "%"]), st.integers(2, 50)).map(
+    lambda t: f"({t[0]} {t[1]} {t[2]})")
+extremes = st.tuples(st.sampled_from(["min", "max"]), polys, st.one_of(quotients, floors)).map(
+    lambda t: f"{t[0]}({t[1]}, {t[2]})")
+terms = st.one_of(quotients, polys, floors, extremes,
+                  st.tuples(st.one_of(polys, extremes), quotients).map(lambda t: f"{t[0]}*{t[1]}"))
 outs = st.tuples(terms, st.sampled_from(["+", "-", "*"]), terms).map(
     lambda t: f"({t[0]} {t[1]} {t[2]})")
 
