@@ -206,6 +206,8 @@ HUNTED = [
     # a remainder by an int past the classes' cap (2 and 3 are no squares modulo 33)
     ("m//m + (m*m) % 33", (0, None)),
     ("(m*m) % 35 + n", (1, "b")),
+    # a named size whose floors are all inside min or max (0 and 1 no m gives)
+    ("min(2, m//4) + min(2, (m + 2) % 33)", (1, "b")),
 ]
 #: the sizes an open or named size is judged at (every grounding here is reached below)
 BOTH = range(40)

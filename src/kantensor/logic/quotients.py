@@ -112,8 +112,8 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
         roots = int_roots(diff, name)  # none)
         return roots if roots is None or roots else NO_SOLUTION
-    if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
-        return None
+    if not divides(diff) and not by_size(diff) and not _floored(diff._terms):
+        return None  # (a divisor inside min or max too: min(2, b//4) + min(2, (b + 2) % 33))
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
     sides = [diff] + [d for d in sides if d is not None and name in free_symbols(d)]
     values = next((v for d in sides for v in (divided_values(d, name),
@@ -123,6 +123,13 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
+
+
+def _floored(terms: tuple) -> bool:
+    """Whether a size has a quotient or remainder at any depth (by an int too)."""
+    return any(isinstance(a, Opaque) and (a.op in ("//", "%") or any(
+        not isinstance(g, int) and _floored(g._terms) for g in a.args))
+        for mono, _ in terms for a, _ in mono)
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
