@@ -13,6 +13,8 @@ gives that ``run`` leaves out is allowed (incomplete, not wrong) and not asserte
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from kanren import membero, run
@@ -20,6 +22,9 @@ from unification import var
 
 import kantensor as kt
 import sizing
+from kantensor.logic.polybounds import bounds
+from kantensor.types.dimminmax import dim_max, dim_min
+from kantensor.types.symbols import substitute
 
 EXAMPLES = sizing.size("RUN_HUNT_EXAMPLES", 30, 600)
 FAR = range(400)
@@ -77,3 +82,38 @@ def test_run_grounds_only_sizes_some_input_gives(expr: str, n: int, named: bool)
         check(expr, n, named)
     except kt.SignatureSyntaxError:
         return
+
+
+def _bounds_hold(expr: str, n: int) -> None:
+    op_text = re.sub(r"\bn\b", str(n), expr)
+    m = kt.Dim("m")
+    try:
+        x = eval(op_text, {"min": dim_min, "max": dim_max}, {"m": m})  # noqa: S307
+    except ZeroDivisionError:
+        return
+    found = None if isinstance(x, int) else bounds(x, "m", m)
+    if found is None:
+        return
+    lo, hi, den, start = found
+    for v in range(start, start + 300):
+        want = _value(op_text, v)
+        if want is None:
+            continue
+        at = [substitute(p, {"m": v}) if isinstance(p, kt.Dim) else p for p in (lo, hi, den)]
+        assert at[2] > 0 and at[0] <= at[2] * want <= at[1], (expr, n, v, found)
+
+
+def _value(text: str, v: int) -> int | None:
+    try:
+        return eval(text, CALLS, {"m": v})  # noqa: S307
+    except ZeroDivisionError:
+        return None
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@given(expr=outs, n=st.sampled_from([0, 1, 3]))
+def test_polynomial_bounds_hold_from_their_start(expr: str, n: int) -> None:
+    """logic/polybounds: ``lo <= den*x <= hi`` and ``den > 0`` at every ``m`` from
+    ``start`` on (300 of them) where Python's ``x`` has a value."""
+    _bounds_hold(expr, n)
