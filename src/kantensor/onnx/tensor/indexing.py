@@ -26,8 +26,8 @@ from ...ops.templates import (
 from ...syntax.alternative import Alternative
 from ...syntax.ast import Clause, Compare, DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
-from ...types.symbols import free_symbols
 from ..floatsizes import float_sizes
+from ..intervals import stated
 from ..shared import NotKnown
 
 #: An unknown size of an output (a count known only when the graph runs).
@@ -61,9 +61,7 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
     if updates:
         inputs.append(typed(idx, "T"))
-    if bounds is None or any(b is None for b in bounds) or any(
-            not isinstance(s, str) for b in bounds if isinstance(b, Dim)
-            for s in free_symbols(b)):  # (a size that is no name: not said)
+    if not stated(bounds):  # (unknown, or a size that is no name: not said)
         return _some_fit(inputs, out, [_INTEGER, *ties], [n], idx)
     lo, end = bounds
     # the size inputs are those the call makes of ``bounds`` (ops.sizes.symbolic): an
@@ -131,17 +129,19 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
 
 
 @reads_known_sizes
-def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None, **_: Any
-                    ) -> dict[str, Any]:
+def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None,
+                    indices_columns: Any = None, **_: Any) -> dict[str, Any]:
     """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
     axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
     first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
     the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
     and ``b + q`` at most data's rank. Where the indices are constant
-    (``indices_value``), each of their columns fits its axis (:func:`_columns_fit`);
-    where they are data, each indexed axis has an entry, or there are no index tuples
+    (``indices_value``), each of their columns fits its axis (:func:`_columns_fit`); so
+    too where the interval of each column is known (``indices_columns``, indices
+    computed from sizes: :func:`kantensor.onnx.intervals.columns_of`); where they are
+    data, each indexed axis has an entry, or there are no index tuples
     (:func:`_some_fit`)."""
-    x, i = types
+    x, i = types[:2]  # then the inputs carrying the sizes of the columns' intervals
     b = batch_dims
     if x.ndim < 1 or i.ndim < 1:
         raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
@@ -157,10 +157,38 @@ def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None
                          f"less batch_dims {b}")
     a, idx = dims("a", x.ndim), dims("i", i.ndim)
     count = [*a[:b], *idx[b:-1]]  # (the batch axes, then the index tuples' count's)
-    return {"sig": _columns_fit([typed(a, "T"), typed([*count, q], "int64")],
-                                [typed([*count, *a[b + q:]], "T")], a[b:b + q], count,
-                                indices_value, a[b + q:]),
-            "params": {"indices_value": None}}
+    inputs = [typed(a, "T"), typed([*count, q], "int64")]
+    out = [typed([*count, *a[b + q:]], "T")]
+    if indices_value is None and stated(indices_columns) and len(indices_columns) == 2 * q:
+        sig = _intervals_fit(inputs, out, a[b:b + q], count, indices_columns, a[b + q:])
+    else:
+        sig = _columns_fit(inputs, out, a[b:b + q], count, indices_value, a[b + q:])
+    return {"sig": sig, "params": {"indices_value": None}}
+
+
+def _intervals_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[Any],
+                   columns: tuple, unread: Sequence[DimVar]) -> list[Alternative]:
+    """The alternatives of index tuples into ``axes`` whose columns' value intervals are
+    known (``columns``, flattened: ``lo0, end0, ...``, each column's ends attained where
+    there are tuples, over named sizes): each column fits its axis (``end <= d``, ``lo
+    >= -d``: exact, as onnxruntime checks every index); or there are no tuples
+    (``idx``, the dims whose product counts them, has a 0); or the slice each tuple
+    reads (``unread``, its axes) is empty, which onnxruntime does not check (as
+    :func:`_columns_fit`)."""
+    sizes = SizeNames(columns)
+    inputs = [*inputs, *sizes.patterns()]
+    clauses: list[Clause] = []
+    for d, lo, end in zip(axes, columns[0::2], columns[1::2], strict=True):
+        clauses.append(signed(sizes.expr(end)) <= d)
+        if not (isinstance(lo, int) and lo >= 0):
+            low = sizes.expr(lo)
+            clauses.append((shifted(d, low) if isinstance(low, int) else low + d) >= 0)
+    fits = [alternative(inputs, out, clauses)]
+    if idx:
+        fits.append(alternative(inputs, out, [size_of(idx).eq(0)]))
+    if unread:
+        fits.append(alternative(inputs, out, [size_of(unread).eq(0)]))
+    return fits
 
 
 def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[Any],
@@ -185,7 +213,8 @@ def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[
     return fits
 
 
-def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0, **_: Any) -> np.ndarray:
+def gather_nd(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, batch_dims: int = 0,
+              **_: Any) -> np.ndarray:
     i = i.astype(np.int64)
     if i.shape[-1] == 0:  # no axis indexed: data's (batch's) elements for each index
         b, mid = batch_dims, i.shape[batch_dims:-1]
