@@ -258,6 +258,21 @@ class _Plan(DtypePlan):
             if variable is not None and variable.node == LOOP and self.cap is not None \
                     and glen > self.cap:
                 raise _Fails
+            singles = layout.singles[i]
+            if singles is not None:  # single axes only (most operands): read as pairs
+                for (name, fixed), size in zip(singles, shape, strict=True):
+                    if name is not None:
+                        seen = dims.get(name, _UNSET)
+                        if seen is _UNSET:
+                            dims[name] = size
+                        elif (seen is not size or seen is None) and \
+                                not _same(seen, size, facts):
+                            raise _Fails
+                    elif fixed is None:
+                        raise _Open
+                    elif size != fixed if type(size) is int else not _same(size, fixed, facts):
+                        raise _Fails
+                continue
             axis = 0
             for it in layout.items[i]:
                 g = it.group
@@ -309,7 +324,8 @@ class _Plan(DtypePlan):
         env = self._dtypes(types, wrapped)
         values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
         undecided = self._clauses(env, dims, values, facts, types, wrapped)
-        asked = [c for c in undecided if c.op in _AT_LEAST]  # (decided open by their keys)
+        # (the open comparisons, decided by their keys; most builds leave none: no list)
+        asked = [c for c in undecided if c.op in _AT_LEAST] if undecided else undecided
         if self.broadcasts:
             if open_axes is not None and open_axes.opened():
                 raise _Open  # two kinds of broadcast kept: the relation's order

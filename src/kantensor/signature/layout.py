@@ -107,6 +107,13 @@ class Layout:
     #: full)``, it applies iff ``(rank >= full) == present``; None: no flexible dims
     rank_rules: tuple[tuple[bool, int] | None, ...] = ()
 
+    #: per operand without groups, its axes as ``(name, None)`` for a name, ``(None,
+    #: size)`` for a fixed size, ``(None, None)`` for another dim; None for an operand
+    #: with a group (what a direct build matches a shape against, axis by axis: made
+    #: with the items, by :meth:`Axes._build`)
+    singles: tuple[tuple[tuple[str | None, int | None], ...] | None, ...] = field(
+        default=(), compare=False, repr=False)
+
     def __post_init__(self) -> None:
         # per operand: its groups of any length, its axes outside them, and its group of
         # any length if it has exactly one (what matching a shape needs, computed once)
@@ -205,15 +212,24 @@ class Axes:
 
     def _build(self, variant: Alternative, presence: tuple[bool, ...]) -> Layout:
         items: list[tuple[Item, ...]] = []
+        singles: list[tuple | None] = []  # (see Layout.singles)
         for op in variant.operands:
             row = [_LOOP_ITEM] if self.loop else []
+            pairs: list | None = None if self.loop else []
             j = 0
             for d in op.dims:
                 kind = type(d)
                 if kind is A.DimVar or kind is A.FixedDim:  # (most axes: a shared item)
                     found = _ITEMS.get(d)
                     row.append(found if found is not None else _item(d))
-                elif isinstance(d, A.AnonGroup):
+                    if pairs is not None:
+                        pairs.append((d.name, None) if kind is A.DimVar else (None, d.size))
+                    continue
+                if isinstance(d, A.AnonGroup | A.AnyGroup | A.NamedGroup):
+                    pairs = None
+                elif pairs is not None:
+                    pairs.append((None, None))
+                if isinstance(d, A.AnonGroup):
                     row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
                     j += 1
                 elif isinstance(d, A.AnyGroup):
@@ -223,12 +239,13 @@ class Axes:
                 else:
                     row.append(_item(d))
             items.append(tuple(row))
+            singles.append(None if pairs is None else tuple(pairs))
         groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
         flex = self.flex
         rules = (None,) * len(items) if flex is None else tuple(
             None if flex.present(presence, i) is None
             else (flex.present(presence, i), flex.full(i)) for i in range(len(items)))
-        return Layout(tuple(items), groups, rules)
+        return Layout(tuple(items), groups, rules, tuple(singles))
 
 
 #: The layouts of alternatives without flexible dims, by their operands and loop prefix:
