@@ -289,9 +289,9 @@ def _split(plan: tuple) -> tuple[tuple, dict[str, Any]]:
     """A plan of :meth:`CallSpec._plan` as bind runs it: its steps that read an argument
     or give a tensor, and every parameter's name, in order, with its normalised default
     where it takes one (the others, each set by a step, hold None until then)."""
-    steps = tuple([step for step in plan if step[2] is not _DEFAULT or step[0].is_tensor])
-    defaults = {p.name: source if where is _DEFAULT else None for p, _, where, source in plan
-                if not p.is_tensor}
+    steps = tuple([step for step in plan if step[2] is not _DEFAULT or step[1] in _TENSORS])
+    defaults = {p.name: source if where is _DEFAULT else None
+                for p, kind, where, source in plan if kind not in _TENSORS}
     return steps, defaults
 
 def call_shape(args: tuple, kwargs: dict) -> Any:

@@ -243,6 +243,7 @@ class _Plan(DtypePlan):
         parts: dict[tuple, tuple] = {}  # (group, input): its sizes there, under '+'
         starts: dict[tuple, int] = {}  # (group, input): its first axis there, under '+'
         broadcast = axes.broadcast
+        singles = not layout.groups
         for i in range(n_in):
             shape = types[i].shape
             n_variables, fixed, variable = layout.counts[i]
@@ -258,9 +259,9 @@ class _Plan(DtypePlan):
             if variable is not None and variable.node == LOOP and self.cap is not None \
                     and glen > self.cap:
                 raise _Fails
-            singles = layout.singles[i]
-            if singles is not None:  # single axes only (most operands): read as pairs
-                for (name, fixed), size in zip(singles, shape, strict=True):
+            if singles:  # single axes only (most layouts): each item read as its pair
+                for it, size in zip(layout.items[i], shape, strict=True):
+                    name, fixed = it.pair
                     if name is not None:
                         seen = dims.get(name, _UNSET)
                         if seen is _UNSET:

@@ -92,9 +92,18 @@ class Item:
     length: int | None = None
     #: the node if it is a group, else None (read on every match: computed once)
     group: Group | None = field(init=False, repr=False, compare=False)
+    #: a single axis as a direct build matches a shape against it: ``(name, None)`` for
+    #: a name, ``(None, size)`` for a fixed size, ``(None, None)`` for another dim;
+    #: None for a group (an item is shared by the layouts: made once)
+    pair: tuple[str | None, int | None] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "group", self.node if isinstance(self.node, Group) else None)
+        node = self.node
+        group = node if isinstance(node, Group) else None
+        object.__setattr__(self, "group", group)
+        object.__setattr__(self, "pair", None if group is not None else (
+            (node.name, None) if type(node) is A.DimVar else
+            (None, node.size) if type(node) is A.FixedDim else (None, None)))
 
 
 @dataclass(frozen=True)
@@ -106,13 +115,6 @@ class Layout:
     #: per operand, NumPy's rule for its flexible dims under this variant: ``(present,
     #: full)``, it applies iff ``(rank >= full) == present``; None: no flexible dims
     rank_rules: tuple[tuple[bool, int] | None, ...] = ()
-
-    #: per operand without groups, its axes as ``(name, None)`` for a name, ``(None,
-    #: size)`` for a fixed size, ``(None, None)`` for another dim; None for an operand
-    #: with a group (what a direct build matches a shape against, axis by axis: made
-    #: with the items, by :meth:`Axes._build`)
-    singles: tuple[tuple[tuple[str | None, int | None], ...] | None, ...] = field(
-        default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # per operand: its groups of any length, its axes outside them, and its group of
@@ -212,24 +214,15 @@ class Axes:
 
     def _build(self, variant: Alternative, presence: tuple[bool, ...]) -> Layout:
         items: list[tuple[Item, ...]] = []
-        singles: list[tuple | None] = []  # (see Layout.singles)
         for op in variant.operands:
             row = [_LOOP_ITEM] if self.loop else []
-            pairs: list | None = None if self.loop else []
             j = 0
             for d in op.dims:
                 kind = type(d)
                 if kind is A.DimVar or kind is A.FixedDim:  # (most axes: a shared item)
                     found = _ITEMS.get(d)
                     row.append(found if found is not None else _item(d))
-                    if pairs is not None:
-                        pairs.append((d.name, None) if kind is A.DimVar else (None, d.size))
-                    continue
-                if isinstance(d, A.AnonGroup | A.AnyGroup | A.NamedGroup):
-                    pairs = None
-                elif pairs is not None:
-                    pairs.append((None, None))
-                if isinstance(d, A.AnonGroup):
+                elif isinstance(d, A.AnonGroup):
                     row.append(Item(Group(GroupKind.ANON, index=j, length=d.k), d.k))
                     j += 1
                 elif isinstance(d, A.AnyGroup):
@@ -239,13 +232,12 @@ class Axes:
                 else:
                     row.append(_item(d))
             items.append(tuple(row))
-            singles.append(None if pairs is None else tuple(pairs))
         groups = tuple(dict.fromkeys(it.group for row in items for it in row if it.group))
         flex = self.flex
         rules = (None,) * len(items) if flex is None else tuple(
             None if flex.present(presence, i) is None
             else (flex.present(presence, i), flex.full(i)) for i in range(len(items)))
-        return Layout(tuple(items), groups, rules, tuple(singles))
+        return Layout(tuple(items), groups, rules)
 
 
 #: The layouts of alternatives without flexible dims, by their operands and loop prefix:
