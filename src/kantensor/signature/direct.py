@@ -260,8 +260,10 @@ class _Plan(DtypePlan):
                     and glen > self.cap:
                 raise _Fails
             if singles:  # single axes only (most layouts): each item read as its pair
-                for it, size in zip(layout.items[i], shape, strict=True):
-                    name, fixed = it.pair
+                row = layout.items[i]  # (as long as shape here: by index, no zip made)
+                for k in range(ndim):
+                    name, known = row[k].pair
+                    size = shape[k]
                     if name is not None:
                         seen = dims.get(name, _UNSET)
                         if seen is _UNSET:
@@ -269,9 +271,9 @@ class _Plan(DtypePlan):
                         elif (seen is not size or seen is None) and \
                                 not _same(seen, size, facts):
                             raise _Fails
-                    elif fixed is None:
+                    elif known is None:
                         raise _Open
-                    elif size != fixed if type(size) is int else not _same(size, fixed, facts):
+                    elif size != known if type(size) is int else not _same(size, known, facts):
                         raise _Fails
                 continue
             axis = 0
