@@ -136,32 +136,28 @@ class CallSpec:
         one SizeOp input each, after the tensors the call names."""
         shape = call_shape(args, kwargs)
         try:
-            found = self._plans[shape]
+            plan = self._plans[shape]
         except KeyError:
             plan = self._plan(len(args), tuple(kwargs))
-            found = None if plan is None else _split(plan)
             if len(self._plans) < 256:
-                self._plans[shape] = found
+                self._plans[shape] = plan
                 if plan is not None and all(step[2] is not _REST for step in plan):
                     self.layouts[shape] = (  # (a cached call takes no *tensors)
                         tuple((kind, where is _POSITION, source)
                               for _, kind, where, source in plan if where is not _DEFAULT),
                         len(args))
-        if found is None:  # the general case, and every error message
+        if plan is None:  # the general case, and every error message
             try:
                 bound = self.signature.bind(*args, **kwargs)
             except TypeError as exc:
                 raise TypeError(f"{self.op}({self.text}): {exc}") from None
             bound.apply_defaults()
             arguments = bound.arguments
-            steps = tuple((p, p.kind, _KEYWORD, p.name) for p in self.params)
-            params: dict[str, Any] = {}
+            plan = tuple((p, p.kind, _KEYWORD, p.name) for p in self.params)
             kwargs = arguments
-        else:
-            steps, defaults = found
-            params = defaults.copy()  # (in the parameters' order: the given ones set below)
         tensors: list[Any] = []
-        for p, kind, where, source in steps:
+        params: dict[str, Any] = {}
+        for p, kind, where, source in plan:
             value = args[source] if where is _POSITION else \
                 kwargs[source] if where is _KEYWORD else \
                 args[source:] if where is _REST else source
@@ -172,6 +168,8 @@ class CallSpec:
                     raise TypeError(f"{self.op}: {p.name} must be a sequence of tensors, "
                                     f"got {type(value).__name__}")
                 tensors.extend(value)
+            elif where is _DEFAULT:  # normalised when the plan was made
+                params[p.name] = value
             else:
                 params[p.name] = self._normalise(p, value)
                 if p.name in self._own:  # reshape(x.shape[0], -1): axes of the inputs
@@ -283,16 +281,6 @@ def _in_order(params: list[Param]) -> bool:
             return False
     return True
 
-
-
-def _split(plan: tuple) -> tuple[tuple, dict[str, Any]]:
-    """A plan of :meth:`CallSpec._plan` as bind runs it: its steps that read an argument
-    or give a tensor, and every parameter's name, in order, with its normalised default
-    where it takes one (the others, each set by a step, hold None until then)."""
-    steps = tuple([step for step in plan if step[2] is not _DEFAULT or step[1] in _TENSORS])
-    defaults = {p.name: source if where is _DEFAULT else None
-                for p, kind, where, source in plan if kind not in _TENSORS}
-    return steps, defaults
 
 def call_shape(args: tuple, kwargs: dict) -> Any:
     """What a call's plan depends on: ``len(args)``, and the keyword names if any."""
