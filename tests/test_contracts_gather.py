@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 import pytest
+from onnx import TensorProto, helper, numpy_helper
 
 import kantensor.onnx as ko
 import ortrun
@@ -103,3 +104,26 @@ def test_a_loop_of_a_known_count_needs_its_last_row():
         assert [str(a.clause) for a in contract.atoms] == atoms
         feeds = {"x": np.zeros((rows, 2), np.float32), "a": np.zeros(1, np.float32)}
         assert contract.holds(d=2, m=1).value is isinstance(ortrun.run(walk, feeds), list)
+
+
+def test_constant_positions_expanded_to_a_batch_are_none_at_an_empty_batch():
+    """``table[expand(arange(5), [B, 5])]`` over a 3-row table: the positions' interval
+    is ``[0, 5)``, all ints, yet there are none at ``B == 0``, where onnxruntime runs it;
+    main refused the model (every Gather of an interval of ints had to fit)."""
+    inits = [numpy_helper.from_array(np.array(v, np.int64), name)
+             for name, v in (("zero", 0), ("five", 5), ("one", 1))]
+    inits.append(numpy_helper.from_array(np.zeros((3, 2), np.float32), "table"))
+    nodes = [helper.make_node("Shape", ["ids"], ["shape"]),
+             helper.make_node("Range", ["zero", "five", "one"], ["positions"]),
+             helper.make_node("Expand", ["positions", "shape"], ["rows"]),
+             helper.make_node("Gather", ["table", "rows"], ["y"], axis=0)]
+    model_ = helper.make_model(helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits),
+        opset_imports=[helper.make_opsetid("", 17)])
+    contract = ko.contract(model_)
+    assert contract.exact and contract.dsl() == "where B == 0"
+    for b in range(4):
+        runs = isinstance(ortrun.run(model_, {"ids": np.zeros((b, 5), np.int64)}), list)
+        count("gather offsets: onnxruntime runs judged")
+        assert contract.holds(B=b).value is runs, (b, runs)

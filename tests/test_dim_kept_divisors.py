@@ -20,9 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.dimminmax import dim_max, dim_min
 from kantensor.types.divisors import size_divisors
+from kantensor.types.facts import Facts
+from kantensor.types.readback import of_terms
 from kantensor.types.symbols import substitute
 
 NAMES = ("a", "b")
@@ -111,3 +114,59 @@ trees = st.recursive(leaves, lambda ch: st.one_of(
 @given(trees)
 def test_random_sizes_are_pythons_where_defined_and_undefined_elsewhere(tree):
     check(tree)
+
+
+def redundant(x) -> list[str]:
+    """The kept ``0//v`` (``0 % v``) terms of ``x`` whose ``v`` its other terms divide
+    by: they are 0 wherever ``x`` has a value, and say nothing more."""
+    if not isinstance(x, Dim):
+        return []
+    found = []
+    for term in x._terms:  # (the canonical polynomial: its top-level terms)
+        mono = term[0]
+        atom = mono[0][0] if len(mono) == 1 else None
+        if getattr(atom, "op", None) in ("//", "%") and atom.args[0] == 0 \
+                and not isinstance(atom.args[1], int):
+            rest = of_terms([t for t in x._terms if t is not term])
+            if atom.args[1] in size_divisors(rest):
+                found.append(str(atom))
+    return found
+
+
+SPARED = [("%", ("%", "a", "b"), 4), ("+", ("-", ("//", "a", "b"), ("//", "a", "b")),
+                                       ("%", "a", "b"))]
+
+
+def check_spared(tree) -> None:
+    """Neither the size nor its form (Facts.simplify, with no facts and under ``b >=
+    1``) keeps a ``0//v`` beside a term dividing by ``v``; the forms are Python's value
+    wherever it has one (and, under ``b >= 1``, have one wherever Python does)."""
+    text = text_of(tree)
+    try:
+        dim = build(tree)
+    except ZeroDivisionError:
+        return
+    positive = Facts([Condition(Dim("b"), ">=", 1)])
+    for facts in (Facts(), positive):
+        form = facts.simplify(dim)
+        assert not redundant(dim) and not redundant(form), (text, str(dim), str(form))
+        for env in POINTS:
+            if facts is positive and env["b"] < 1:
+                continue
+            want = value(lambda env=env: eval(text, {"min": min, "max": max}, dict(env)))  # noqa: S307
+            if want is not None:
+                got = value(lambda env=env, form=form: substitute(form, env))
+                assert got == want, (text, str(form), env)
+
+
+@pytest.mark.parametrize("tree", SPARED, ids=map(text_of, SPARED))
+def test_no_kept_divisor_beside_a_term_dividing_by_it(tree):
+    """``(a % b) % 4`` was formed ``(a % b) % 4 + 0//b`` (a remainder taken apart and read
+    back, hunt28), under ``b >= 1`` too; ``a//b - a//b + a % b`` was ``a % b + 0//b``."""
+    check_spared(tree)
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees)
+def test_random_sizes_keep_no_divisor_another_term_keeps(tree):
+    check_spared(tree)

@@ -121,3 +121,19 @@ def test_an_empty_axis_of_a_batch_is_still_refused():
         opset_imports=[helper.make_opsetid("", 22)])
     with pytest.raises(kt.TypeInferenceError, match="empty"):
         ko.from_onnx(model)
+
+
+@pytest.mark.parametrize("attributes", WINDOWS)
+def test_the_empty_batch_clause_is_listed_only_where_a_window_fits_an_empty_axis(attributes):
+    """``w >= min(1, n)`` ("Only N can be zero") is an atom of the contract exactly where
+    onnxruntime runs an empty axis of an empty batch (its pads hold a window: there the
+    atom refuses ``n >= 1, w == 0``); elsewhere the window's ``out >= 1`` implies
+    ``w >= 1`` and the contract listed both (``w >= 2`` beside ``w >= min(1, n)``)."""
+    model = _model("MaxPool", 12, ["n", "c", "w"], **attributes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        atoms = [str(a.clause) for a in ko.contract(model).atoms]
+    shape = [0, 1, 0]
+    run = ortwindows.judge(ortwindows.Watched(_model("MaxPool", 12, shape, **attributes)),
+                           {"x": np.zeros(shape, np.float32)})
+    assert ("w >= min(1, n)" in atoms) is isinstance(run, list), (atoms, run)

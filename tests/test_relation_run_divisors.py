@@ -195,6 +195,19 @@ HUNTED = [
     ("((m + m) % 3) % (min(4, m)//(n*m))", (3, None)),
     ("(m*m) % 4", (1, "b")),
     ("max(m, m*1) % ((m + m)//m)", (0, None)),
+    # a product of a size and a remainder beside a floor by an int of period past the
+    # classes' cap: every output size was grounded (hunt29; logic/polyends' products)
+    ("m*(n % m) + m//36", (3, None)),
+    ("m*(n % m) + m//36", (3, "b")),
+    ("m*((m*m + n)//(2*m + 1)) - m//40", (1, None)),
+    ("min(m, 40)*(n % m) + m//36", (3, None)),  # a min or max of such sizes too
+    ("max(m, 2)*(n % m) + m//36", (3, "b")),
+    ("max(m//36, (n % m)*m)", (3, None)),
+    # a remainder by an int past the classes' cap (2 and 3 are no squares modulo 33)
+    ("m//m + (m*m) % 33", (0, None)),
+    ("(m*m) % 35 + n", (1, "b")),
+    # a named size whose floors are all inside min or max (0 and 1 no m gives)
+    ("min(2, m//4) + min(2, (m + 2) % 33)", (1, "b")),
 ]
 #: the sizes an open or named size is judged at (every grounding here is reached below)
 BOTH = range(40)

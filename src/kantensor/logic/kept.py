@@ -1,9 +1,10 @@
 """Kept divisors folded alike by every front end: the Dim algebra keeps a ``0//v`` (or
 ``0 % v``) term where a quotient by ``v`` cancels (``n//m - n//m`` is ``0//m``: no value
-at ``m == 0``), and a simplification under facts may make one (``(j % i) % 4`` comes back
-as ``(j % i) % 4 + 0//i``). Where the other conditions of an answer show ``v`` nonzero
-the term is 0 wherever the answer holds, so make_node's conditions and query's
-where-clause both drop it (:func:`folded`), and state one condition, not two spellings.
+at ``m == 0``; a ``0//v`` beside a term that divides by ``v`` is dropped by the algebra
+itself, so ``(j % i) % 4`` no longer comes back as ``(j % i) % 4 + 0//i``). Where the
+other conditions of an answer show ``v`` nonzero the term is 0 wherever the answer holds,
+so make_node's conditions and query's where-clause both drop it (:func:`folded`), and
+state one condition, not two spellings (``i + 0//(i - j) >= 0`` beside ``i - j != 0``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,18 @@
 """Where a size in one symbol ``v`` is nowhere 0 from some ``v`` on: a polynomial past its
-roots' bound (:func:`past_roots`), and a sum of quotients and remainders of polynomials
-by polynomials past the roots of the polynomials that bound it, or a remainder by a
-divisor linear in ``v`` past the size it must divide (:func:`bounded_end`).
+roots' bound (:func:`~.polybounds.past_roots`), and a sum of products of quotients,
+remainders, min and max of polynomials past the roots of the polynomials that bound it
+(:mod:`.polybounds`), or a remainder by a divisor linear in ``v`` past the size it must
+divide (:func:`bounded_sizes`).
 
 :mod:`.quotients` reads a quotient exactly where its leading coefficients make few
 classes of ``v``'s residues; past :data:`~.quotients.MAX_CLASSES` of them it does not,
 and ``(m**4)//(4*m + 1) == 2`` stayed pending, so a goal that grounded its other side
 (``membero``) got an answer no size gives. A floor needs no classes to be bounded:
 ``n//d`` lies in ``[(n - d + 1)/d, n/d]`` and ``n % d`` in ``[0, d - 1]`` where ``d > 0``,
-so the sum times the divisors' product lies between two polynomials; past the roots of
-the one whose sign it keeps, the sum is not 0, and the sizes below are tried one by one.
+so the sum times the divisors' product lies between two polynomials (a product of such
+sizes, ``m*(3 % m) + m//36``, and a min or max of them too: :mod:`.polybounds`); past the
+roots of the one whose sign it keeps, the sum is not 0, and the sizes below are tried
+one by one.
 A remainder alone keeps no sign (``m**4 % (4*m + 1) == 5``), but by ``d == a*v + b`` it
 is ``k`` only where ``d`` divides an int that ``k`` and the dividend give (``256*5 - 1``).
 """
@@ -21,55 +24,12 @@ from typing import Any
 from ..types.dim import Dim, DimLike, unknown
 from ..types.divisors import int_divisors
 from ..types.poly import Opaque
+from .polybounds import bounds, coefficients, lead, past_roots
 
 __all__ = ["MAX_DIVIDEND", "bounded_sizes", "coefficients", "int_roots", "past_roots"]
 
 #: The largest int whose divisors are listed (by trial division to its root).
 MAX_DIVIDEND = 10**12
-
-
-def coefficients(x: DimLike, v: Any) -> dict[int, int] | None:
-    """A polynomial in ``v`` alone as its coefficients by power (``{0: x}`` for an int);
-    None where ``x`` is not one."""
-    if isinstance(x, int):
-        return {0: x}
-    found = {}
-    for mono, c in x._terms:  # the canonical polynomial (same package family)
-        if len(mono) > 1 or (mono and mono[0][0] != v):
-            return None
-        found[mono[0][1] if mono else 0] = c
-    return found
-
-
-def past_roots(value: DimLike, v: Any, start: int) -> int | None:
-    """A size from which on ``value``, a polynomial in ``v`` that ``diff`` equals from
-    ``start`` on, is never 0: ``start`` for a nonzero int, else past the bound on its
-    roots' size, the less of Cauchy's ``1 + max|c_i| / |c_n|`` and Fujiwara's ``2*max
-    (|c_(n-k)| / |c_n|)**(1/k)``; None where it is 0 (every size from ``start`` on is
-    one) or no polynomial in ``v`` alone."""
-    if isinstance(value, int):
-        return None if value == 0 else start
-    found = coefficients(value, v)
-    if found is None:
-        return None
-    top = max(found)
-    lead = abs(found[top])
-    lower = max((abs(c) for k, c in found.items() if k != top), default=0)
-    fujiwara = 2 * max((_root_up(-(-abs(c) // lead), top - k) for k, c in found.items()
-                        if k != top), default=0) + 1
-    return max(start, min(2 + lower // lead, fujiwara))
-
-
-def _root_up(q: int, k: int) -> int:
-    """The least int ``b >= 0`` with ``b**k >= q`` (past a float's range, one such)."""
-    if q.bit_length() > 1000:
-        return 1 << -(-q.bit_length() // k)
-    b = max(0, round(q ** (1 / k)))
-    while b**k < q:
-        b += 1
-    while b > 0 and (b - 1) ** k >= q:
-        b -= 1
-    return b
 
 
 def int_roots(diff: DimLike, v: Any) -> tuple[int, ...] | None:
@@ -89,57 +49,31 @@ def int_roots(diff: DimLike, v: Any) -> tuple[int, ...] | None:
 
 
 def bounded_sizes(diff: DimLike, v: Any) -> range | list[int] | None:
-    """Sizes ``v`` among which are all the roots of ``diff``, a polynomial in ``v`` plus int
-    multiples of quotients ``n // d`` and remainders ``n % d`` of polynomials in ``v``
-    (``d``'s leading coefficient positive): those below the roots' bound of every ``d``
-    and of the lower (upper) bound of ``diff`` times the quotients' divisors, where that
-    bound's leading coefficient is positive (negative); for a lone remainder the sizes
-    :func:`_remainder_sizes` leaves. None where ``diff`` is not of that form or neither
-    applies."""
+    """Sizes ``v`` among which are all the roots of ``diff``, a size in ``v`` built from
+    ints, ``+``, ``*``, quotients and remainders by polynomials in ``v`` that end positive,
+    min and max: those below where its polynomial bounds (:func:`.polybounds.bounds`)
+    hold and the lower (upper) one, with a positive (negative) leading coefficient, has
+    no more roots; for a lone remainder the sizes :func:`_remainder_sizes` leaves. None
+    where ``diff`` is not of that form or neither applies."""
     if not isinstance(diff, Dim):
         return None
     x = Dim(v) if isinstance(v, str) else unknown(v)
-    plain: DimLike = 0
-    parts = []  # (c, op, n, d)
-    for mono, c in diff._terms:  # the canonical polynomial (same package family)
-        if all(atom == v for atom, _ in mono):
-            plain = plain + c * (x ** mono[0][1] if mono else 1)
-            continue
-        if len(mono) != 1 or mono[0][1] != 1 or not isinstance(mono[0][0], Opaque) \
-                or mono[0][0].op not in ("//", "%"):
-            return None
-        n, d = mono[0][0].args
-        top, bottom = coefficients(n, v), coefficients(d, v)
-        if top is None or bottom is None or bottom[max(bottom)] <= 0:
-            return None
-        parts.append((c, mono[0][0].op, n, d))
-    divisors = [d for _, op, _, d in parts if op == "//"]
-    product: DimLike = 1
-    for d in divisors:
-        product = product * d
-    low: DimLike = plain * product
-    high: DimLike = plain * product
-    for c, op, n, d in parts:
-        if op == "//":  # (n - d + 1)/d <= n//d <= n/d, times the product: others * ...
-            others = _without(divisors, d)
-            ends = ((n - d + 1) * others, n * others)
-        else:  # 0 <= n % d <= d - 1
-            ends = (0, (d - 1) * product)
-        ends = ends if c > 0 else ends[::-1]
-        low, high = low + c * ends[0], high + c * ends[1]
-    end = _signed_end(low, v, 1)
-    end = _signed_end(high, v, -1) if end is None else end
-    if end is None and len(parts) == 1 and isinstance(plain, int) and abs(parts[0][0]) == 1:
-        c, op, n, d = parts[0]  # a lone remainder: c*(n % d) + plain == 0
-        return _remainder_sizes(op, n, d, -plain * c, v)
-    if end is None:
+    found = bounds(diff, v, x)
+    if found is not None:
+        lo, hi, _, start = found
+        end = _signed_end(lo, v, 1)
+        end = _signed_end(hi, v, -1) if end is None else end
+        if end is not None:
+            return range(max(end, start))
+    atoms = [(mono, c) for mono, c in diff._terms if mono]
+    if len(atoms) != 1 or len(atoms[0][0]) != 1 or atoms[0][0][0][1] != 1 \
+            or abs(atoms[0][1]) != 1 or not isinstance(atoms[0][0][0][0], Opaque):
         return None
-    for _, _, _, d in parts:  # (every divisor positive: the bounds hold there)
-        past = past_roots(d, v, 0)
-        if past is None:
-            return None
-        end = max(end, past)
-    return range(end)
+    (((atom, _),), c) = atoms[0]  # a lone remainder: c*(n % d) + plain == 0
+    if atom.op != "%" or lead(atom.args[1], v) <= 0:
+        return None
+    plain = sum((k for mono, k in diff._terms if not mono), 0)
+    return _remainder_sizes(atom.op, *atom.args, -plain * c, v)
 
 
 def _remainder_sizes(op: str, n: DimLike, d: DimLike, k: int, v: Any) -> list[int] | None:
@@ -193,16 +127,6 @@ def _remainder_past(top: dict[int, int], bottom: dict[int, int], k: int, v: Any
 def _polynomial(found: dict[int, int], x: Dim) -> DimLike:
     """The polynomial in ``x`` with these coefficients by power."""
     return sum((c if p == 0 else c * x**p for p, c in found.items() if c), 0)
-
-
-def _without(divisors: list, d: DimLike) -> DimLike:
-    """The product of ``divisors`` but one ``d``."""
-    rest = list(divisors)
-    rest.remove(d)
-    product: DimLike = 1
-    for e in rest:
-        product = product * e
-    return product
 
 
 def _signed_end(bound: DimLike, v: Any, sign: int) -> int | None:

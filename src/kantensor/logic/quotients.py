@@ -112,8 +112,8 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     if not has_opaque(diff):  # a polynomial in the name: its int roots (3*b*(b - 3) == 3:
         roots = int_roots(diff, name)  # none)
         return roots if roots is None or roots else NO_SOLUTION
-    if not divides(diff) and not by_size(diff):  # (a size divisor inside min or max too)
-        return None
+    if not divides(diff) and not by_size(diff) and not _floored(diff._terms):
+        return None  # (a divisor inside min or max too: min(2, b//4) + min(2, (b + 2) % 33))
     sides = [_difference(c, s) for c in pending if getattr(c, "op", "==") == "=="]
     sides = [diff] + [d for d in sides if d is not None and name in free_symbols(d)]
     values = next((v for d in sides for v in (divided_values(d, name),
@@ -123,6 +123,13 @@ def named_values(diff: DimLike, s: dict, pending: Iterable) -> int | tuple[int, 
     values = values if isinstance(values, tuple) else (values,)
     return tuple(n for n in values if all(may_hold(d, {name: n}) for d in sides)) \
         or NO_SOLUTION
+
+
+def _floored(terms: tuple) -> bool:
+    """Whether a size has a quotient or remainder at any depth (by an int too)."""
+    return any(isinstance(a, Opaque) and (a.op in ("//", "%") or any(
+        not isinstance(g, int) and _floored(g._terms) for g in a.args))
+        for mono, _ in terms for a, _ in mono)
 
 
 def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
@@ -148,7 +155,9 @@ def tail_values(diff: DimLike, v: Any) -> tuple[int, ...] | None:
                       and (found := _by_residues(diff, v, period)) is not None), None)
         sizes = bounded_sizes(diff, v) if found is None else None  # (classes past the cap)
         if sizes is None or len(sizes) > MAX_BOUNDED:
-            return found
+            far = _period(diff._terms, v, MAX_FAR_CLASSES) if found is None else None
+            return _by_residues(diff, v, far) if far is not None and far > MAX_CLASSES \
+                else found  # (a remainder by an int past the cap: (m*m) % 33 == 2)
     else:
         sizes = range(end)
     found = tuple(n for n in sizes if may_hold(diff, {v: n}))
@@ -171,6 +180,10 @@ def _end(diff: DimLike, v: Any) -> int | None:
 #: and of its polynomial quotients' denominators, :func:`_period`).
 MAX_PERIOD = 12
 MAX_CLASSES = 32
+#: The most classes tried where neither those nor the floors' bounds (logic/polyends)
+#: decide an equation: else it waits, and ``run`` grounds its other side unjudged
+#: (``m//m + (m*m) % 33 == 3`` holds nowhere: 2 is no square modulo 3).
+MAX_FAR_CLASSES = 256
 
 
 def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
@@ -198,11 +211,11 @@ def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
     return tuple(sorted(found)) if len(found) <= MAX_VALUES else None
 
 
-def _period(terms: tuple, v: Any) -> int | None:
+def _period(terms: tuple, v: Any, cap: int = MAX_CLASSES) -> int | None:
     """The lcm of the ints a size's quotients and remainders divide by, of a min's or
     max's int arguments (a divisor from some size on) and of :func:`_denominator` of its
     quotients and remainders by polynomials in ``v``, at any depth (1 where there are
-    none); None past :data:`MAX_CLASSES`."""
+    none); None past ``cap`` (:data:`MAX_CLASSES`)."""
     period = 1
     for mono, _ in terms:  # the canonical polynomial (same package family)
         for atom, _ in mono:
@@ -215,11 +228,11 @@ def _period(terms: tuple, v: Any) -> int | None:
             elif atom.op in ("//", "%"):
                 period = math.lcm(period, _denominator(*atom.args, v))
             for arg in atom.args:
-                inner = 1 if isinstance(arg, int) else _period(arg._terms, v)
-                if inner is None or period > MAX_CLASSES:
+                inner = 1 if isinstance(arg, int) else _period(arg._terms, v, cap)
+                if inner is None or period > cap:
                     return None
                 period = math.lcm(period, inner)
-            if period > MAX_CLASSES:
+            if period > cap:
                 return None
     return period
 

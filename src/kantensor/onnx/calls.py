@@ -15,7 +15,7 @@ import onnx
 from ..graph.basic import Variable
 from ..ops.params import GraphParam
 from .bounds import MAX_INDEX_ENTRIES, few_entries, value_entries
-from .intervals import interval_of
+from .intervals import columns_of, interval_of
 from .loading import OnnxImportError, shown
 from .onnxop import OnnxOp
 from .protos import attribute_value
@@ -43,7 +43,7 @@ class CallPlan(NamedTuple):
 
     #: per ONNX input up to a variadic one (which ends them): its position, whether it
     #: is variadic, its name, and the names of its value and interval parameters (None
-    #: when the call takes none)
+    #: when the call takes none; ``<input>_columns``: its columns' intervals)
     inputs: tuple[tuple[int, bool, str, str | None, str | None], ...]
     given: bool  # the call takes the positions of the inputs given (``given``)
     outputs: bool  # and the number of outputs asked (``outputs``)
@@ -76,9 +76,10 @@ def call_plan(entry: OnnxOp) -> CallPlan:
     inputs = []
     for k, spec in enumerate(entry.inputs):
         name = spec.strip("*?")
-        value, bounds = f"{name}_value", f"{name}_bounds"
+        value, bounds, columns = f"{name}_value", f"{name}_bounds", f"{name}_columns"
         inputs.append((k, spec.startswith("*"), name, value if value in params else None,
-                       bounds if bounds in params else None))
+                       bounds if bounds in params else columns if columns in params
+                       else None))
     lengths = {k: f"{name}_length" for k, _, name, value, _ in inputs
                if value is not None and f"{name}_length" in params}
     types = {p.name: ATTRIBUTE_TYPES[p.kind] for p in entry.entry.spec.params
@@ -126,7 +127,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
                 if len(shape) == 1 and type(shape[0]) is int:
                     params[plan.lengths[k]] = shape[0]
         if bounds is not None:
-            params[bounds] = interval_of(reader, source)
+            params[bounds] = columns_of(reader, source) if bounds[-8:] == "_columns" \
+                else interval_of(reader, source)
     if plan.given:
         params["given"] = tuple(given)
     if plan.outputs:

@@ -26,8 +26,9 @@ __all__ = ["COMPARES", "NEGATED", "NOTHING", "VALUES", "Counting", "Declared", "
 #: ``values``: ``kept`` (the first input's values only, rearranged or repeated),
 #: ``negated`` (the first input's bools negated), ``cast`` (the first input's values
 #: converted to the output's dtype), ``range`` (Range's ``start + k*delta``), ``sum``,
-#: ``difference``, ``product`` (of the two inputs, elementwise).
-VALUES = ("kept", "negated", "cast", "range", "sum", "difference", "product")
+#: ``difference``, ``product`` (of the two inputs, elementwise), ``joined`` (the inputs'
+#: values joined along the ``axis`` attribute: Concat).
+VALUES = ("kept", "negated", "cast", "range", "sum", "difference", "product", "joined")
 #: ``compares``: the comparisons, each with its negation.
 NEGATED = {"==": "!=", "<": ">=", ">": "<=", "<=": ">", ">=": "<"}
 COMPARES = tuple(NEGATED)

@@ -14,6 +14,13 @@ scaled by a constant (``sum``, ``difference``, ``product``: Add, Sub, Mul), each
 catalogue entry declares (:mod:`.declared`); the importer gives it to the entries that
 take an ``<input>_bounds`` parameter (``Gather``, ``GatherElements``), whose builders make
 it their where-clauses.
+
+Index tuples (GatherND's, whose last axis holds one column per indexed axis) need the
+interval of each column apart: :func:`columns_of` finds them where the tuples are joined
+along their last axis (``values = "joined"``: a Concat, as the dynamo exporter builds
+``x[arange(b)[:, None], arange(s)]``) from parts whose columns are known, a part of one
+column having its whole interval; the entries that take an ``<input>_columns`` parameter
+get them, flattened (``lo0, end0, lo1, end1, ...``).
 """
 
 from __future__ import annotations
@@ -27,12 +34,13 @@ from ..types.dim import Dim, DimLike
 from ..types.dimminmax import dim_max, dim_min
 from ..types.dtypes import DTYPE_TABLE, Category, integer_range
 from ..types.prove import order
+from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .values import static_size
 
-__all__ = ["INTEGER_DTYPES", "MAKES_INTERVALS", "Interval", "exact_token",
-           "interval_of", "interval_output", "known_interval", "output_interval",
-           "record_interval"]
+__all__ = ["INTEGER_DTYPES", "MAKES_INTERVALS", "Interval", "columns_of", "exact_token",
+           "input_bounds", "interval_of", "interval_output", "known_interval",
+           "output_interval", "record_interval", "stated"]
 
 #: The most elements a known value may have for its interval to be taken.
 MAX_ELEMENTS = 1 << 16
@@ -93,8 +101,22 @@ def output_interval(kind: str | None, out: TensorType, inputs: Sequence[Interval
     if kind == "range":
         return _range(out, values)
     if kind in _ARITHMETIC and len(inputs) == 2:
+        kept = _neutral(_ARITHMETIC[kind], inputs, values)
+        if kept is not None:  # (x + 0, x - 0, x*1: the values themselves, none wraps)
+            return kept
         result = _arithmetic(_ARITHMETIC[kind], inputs, values)
         return None if result is None else _in_dtype(result, out.dtype, kind)
+    return None
+
+
+def _neutral(op: str, inputs: Sequence[Interval | None],
+             values: Sequence[np.ndarray | None]) -> Interval | None:
+    """The interval of the input that ``op`` leaves as it is, the other a constant 0 (1
+    for Mul; only the subtrahend for Sub), or None."""
+    for k in (0, 1) if op != "Sub" else (0,):
+        c = _scalar(values[1 - k])
+        if inputs[k] is not None and type(c) is int and c == (op == "Mul"):
+            return inputs[k]
     return None
 
 
@@ -211,8 +233,85 @@ def bounded_key(reader: Any, entry: Any, names: list[str], key: tuple | None
     intervals is another build."""
     if key is None or not entry.bounded:
         return key
-    return (*key, tuple(interval_of(reader, names[k]) if k < len(names) else None
-                        for k in entry.bounded))
+    return (*key, input_bounds(reader, entry, names))
+
+
+def input_bounds(reader: Any, entry: Any, names: Sequence[str]) -> tuple:
+    """What ``entry`` reads of the bounds of a node's inputs (``names``), in the order of
+    ``entry.bounded``: an input's interval, or its columns (those in ``entry.columned``)."""
+    columned = entry.columned
+    return tuple([None if k >= len(names) else columns_of(reader, names[k])
+                  if k in columned else interval_of(reader, names[k])
+                  for k in entry.bounded])
+
+
+def stated(bounds: Sequence[Any] | None) -> bool:
+    """Whether a builder states ``bounds`` (an ``<input>_bounds`` or ``_columns``
+    parameter): every entry known, each size in it over named sizes (a size that is no
+    name, an axis of unknown size, is not said)."""
+    return bounds is not None and all(
+        b is not None and (not isinstance(b, Dim) or all(
+            isinstance(s, str) for s in free_symbols(b))) for b in bounds)
+
+
+def columns_of(reader: Any, name: str) -> tuple[DimLike, ...] | None:
+    """The value interval of each column of ``name`` (the entries along its last axis,
+    of a known size), flattened (``lo0, end0, lo1, end1, ...``; each column's ends
+    attained where the tensor is not empty), or None where one is not known: of a known
+    value, of a tensor of one column (its interval), or of one joined along its last
+    axis from parts whose columns are known (found from its producer, once)."""
+    t = reader.types.get(name) if name else None
+    if not isinstance(t, TensorType) or not t.shape or type(t.shape[-1]) is not int:
+        return None
+    found = getattr(reader, "columns", None)
+    if found is None:
+        found = reader.columns = {}
+    if name not in found:
+        found[name] = None  # (while it is found: a cycle has none)
+        found[name] = _columns(reader, name, t)
+    return found[name]
+
+
+def _columns(reader: Any, name: str, t: TensorType) -> tuple[DimLike, ...] | None:
+    q = t.shape[-1]
+    if reader.known(name):
+        value = _small_value(reader, name)
+        if value is None or value.size == 0:
+            return None
+        parts = [known_interval(value[..., k]) for k in range(q)]
+        return None if None in parts else tuple(e for part in parts for e in part)
+    if q == 1:
+        whole = interval_of(reader, name)
+        return whole if whole is None else tuple(whole)
+    node = _producer(reader, name)
+    if node is None or node.output[0] != name:
+        return None
+    entry = reader.entries.get((node.op_type, node.domain))
+    if entry is None or entry.declared.values != "joined":
+        return None
+    axis = next((a.i for a in node.attribute if a.name == "axis"), None)
+    if axis is None or axis % t.ndim != t.ndim - 1:
+        return None
+    joined: list[DimLike] = []
+    for part in node.input:  # (each of known size along the axis: its columns, or none)
+        p = reader.types.get(part)
+        if not isinstance(p, TensorType) or p.ndim != t.ndim or type(p.shape[-1]) is not int:
+            return None
+        if p.shape[-1] == 0:
+            continue
+        got = columns_of(reader, part)
+        if got is None:
+            return None
+        joined.extend(got)
+    return tuple(joined) if len(joined) == 2 * q else None
+
+
+def _producer(reader: Any, name: str) -> Any:
+    """The node of ``reader``'s graph that makes ``name`` (a map made at the first use)."""
+    made = getattr(reader, "producers", None)
+    if made is None:
+        made = reader.producers = {o: n for n in reader.proto.node for o in n.output if o}
+    return made.get(name)
 
 
 def _small_value(reader: Any, name: str) -> np.ndarray | None:

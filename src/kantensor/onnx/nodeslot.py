@@ -46,7 +46,7 @@ from ..types.conditions import InputAxis
 from ..types.facts import Facts
 from . import intervals
 from .contradiction import consistent, lasting
-from .intervals import exact_token, interval_of, interval_output, record_interval
+from .intervals import exact_token, input_bounds, interval_output, record_interval
 from .nodecache import (
     NO_INPUT,
     NODES,
@@ -104,8 +104,7 @@ def _facts(reader: Any, names: tuple[str, ...]) -> Any:
 def _bounds(reader: Any, entry: OnnxOp, names: tuple[str, ...]) -> tuple | None:
     if not entry.bounded:
         return None
-    return tuple([interval_of(reader, names[k]) if k < len(names) else None
-                  for k in entry.bounded])
+    return input_bounds(reader, entry, names)
 
 
 def slotted(reader: Any, entry: OnnxOp, rec: NodeRecord) -> tuple | None:

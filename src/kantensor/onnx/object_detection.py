@@ -10,7 +10,9 @@ from typing import Any
 import numpy as np
 
 from ..ops.params import ParamError
-from ..ops.templates import dims, reads_ranks, typed
+from ..ops.templates import alternative, dims, reads_ranks, typed
+from ..syntax.alternative import Alternative
+from ..syntax.ast import DimVar
 from .shared import rest_operands
 
 #: NonMaxSuppression's optional inputs' dtypes by their place (its schema's): the most
@@ -82,29 +84,38 @@ def build_roi_align(types: tuple, output_height: int = 1, output_width: int = 1,
                     batch_indices_value: Any = None, **_: Any) -> dict[str, Any]:
     """RoiAlign: one output per region of interest. Constant batch indices
     (``batch_indices_value``) each name an image of X, ``0 <= k < n`` (onnxruntime
-    refuses others, and any negative one); indices that are data are not checked (the
-    run decides)."""
-    r, c, n = dims("r c n")
-    fits = []
-    if batch_indices_value:
-        if min(batch_indices_value) < 0:
-            raise ParamError(f"a batch index is negative: {min(batch_indices_value)}")
-        fits.append(n >= max(batch_indices_value) + 1)
-    return {"y": [r, c, output_height, output_width], "fits": fits,
-            "params": {"batch_indices_value": None}}
+    refuses others, and any negative one); which image indices that are data name the
+    run decides, but a region names one, so there are none where the batch is empty
+    (:func:`_regions`)."""
+    r, c, n, h, w = dims("r c n h w")
+    inputs = [typed([n, c, h, w], "T"), typed([r, 4], "T"), typed([r], "I")]
+    out = [typed([r, c, output_height, output_width], "T")]
+    if batch_indices_value is None:
+        return {"sig": _regions(inputs, out, n, r), "params": {"batch_indices_value": None}}
+    if batch_indices_value and min(batch_indices_value) < 0:
+        raise ParamError(f"a batch index is negative: {min(batch_indices_value)}")
+    fits = [n >= max(batch_indices_value) + 1] if batch_indices_value else []
+    return {"sig": [alternative(inputs, out, fits)], "params": {"batch_indices_value": None}}
+
+
+def _regions(inputs: list, out: list, n: DimVar, r: DimVar) -> list[Alternative]:
+    """The alternatives of regions whose images the data name in a batch of ``n``: an
+    image to name (``n >= 1``), or no region (``r == 0``): onnxruntime refuses every
+    region of an empty batch, whatever its index (RoiAlign's and MaxRoiPool's)."""
+    return [alternative(inputs, out, [n >= 1]), alternative(inputs, out, [r.eq(0)])]
 
 
 @reads_ranks
 def build_max_roi_pool(types: tuple, pooled_shape: tuple, **_: Any) -> dict[str, Any]:
     """MaxRoiPool: one (C, pooled_h, pooled_w) map per region of interest (a row
     ``(batch_index, x1, y1, x2, y2)`` of ``rois``). A region names an image of X, so
-    there are none where the batch is empty (``n*r >= r``: onnxruntime refuses any
-    region there, whatever its batch index); which image each names the data decide
-    (the run checks it, as for RoiAlign)."""
+    there are none where the batch is empty (:func:`_regions`); which image each names
+    the data decide (the run checks it, as for RoiAlign)."""
     if len(pooled_shape) != 2 or min(pooled_shape) < 1:
         raise ParamError(f"pooled_shape {tuple(pooled_shape)}: two sizes of 1 or more")
-    n, c, r = dims("n c r")
-    return {"y": [r, c, *pooled_shape], "fits": [n * r >= r]}
+    n, c, r, h, w = dims("n c r h w")
+    return {"sig": _regions([typed([n, c, h, w], "T"), typed([r, 5], "T")],
+                            [typed([r, c, *pooled_shape], "T")], n, r)}
 
 
 def max_roi_pool(x: np.ndarray, rois: np.ndarray, *, pooled_shape: tuple,

@@ -143,10 +143,19 @@ class OnnxOp:
     @once
     def bounded(self) -> tuple[int, ...]:
         """The positions of the inputs whose value intervals the entry reads (a
-        ``<name>_bounds`` parameter of the call: :mod:`kantensor.onnx.intervals`)."""
+        ``<name>_bounds`` parameter of the call, or ``<name>_columns``: those of each
+        column, :attr:`columned`; :mod:`kantensor.onnx.intervals`)."""
         params = {p.name for p in self.entry.spec.params}
         return tuple(k for k, s in enumerate(self.inputs) if not s.startswith("*")
-                     and f"{s.strip('*?')}_bounds" in params)
+                     and ({f"{s.strip('*?')}_bounds", f"{s.strip('*?')}_columns"} & params))
+
+    @once
+    def columned(self) -> frozenset[int]:
+        """The positions of :attr:`bounded` whose columns' intervals the entry reads (a
+        ``<name>_columns`` parameter: GatherND's index tuples)."""
+        params = {p.name for p in self.entry.spec.params}
+        return frozenset(k for k in self.bounded
+                         if f"{self.inputs[k].strip('*?')}_columns" in params)
 
     @once
     def reads(self) -> tuple[int, ...]:

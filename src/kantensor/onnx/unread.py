@@ -8,6 +8,7 @@ from typing import Any
 import onnx
 
 from .calls import call_plan
+from .intervals import input_bounds, stated
 from .registry import UnsupportedOp, lookup
 
 __all__ = ["of_sizes", "unread"]
@@ -60,7 +61,8 @@ def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
     value (a volume, entries >= 0) are checked when the model runs, so ``holds`` is
     undecided where every atom holds. A value of the data (a graph input's) is the
     data's business, and so are a Gather's indices of unknown interval:
-    docs/contracts.rst."""
+    docs/contracts.rst. An input whose intervals the node states (GatherND's index
+    tuples computed from sizes, each column's interval known) needs nothing more."""
     sized = of_sizes(proto.graph, reader.opset)
     notes = []
     for node in proto.graph.node:
@@ -73,12 +75,15 @@ def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
             continue
         if entry.structured:
             continue
-        for k, variadic, name, value, _ in call_plan(entry).inputs:
+        for k, variadic, name, value, bounds in call_plan(entry).inputs:
             source = node.input[k] if k < len(node.input) else ""
             if variadic or source not in sized or (node.op_type, name) in _ANY_VALUE:
                 continue
             if value is None:  # (a Gather's indices: their interval is exact where it
                 continue  # is known, and a slice of a table's ids has none: not noted)
+            if bounds is not None and stated(input_bounds(reader, entry, node.input)[
+                    entry.bounded.index(k)]):  # (GatherND's columns: what it needs of
+                continue  # them is stated exactly)
             known = reader.value(source)
             if known is None or (known.dtype == object and any(
                     e is None for e in known.ravel().tolist())):

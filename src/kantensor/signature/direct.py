@@ -243,6 +243,7 @@ class _Plan(DtypePlan):
         parts: dict[tuple, tuple] = {}  # (group, input): its sizes there, under '+'
         starts: dict[tuple, int] = {}  # (group, input): its first axis there, under '+'
         broadcast = axes.broadcast
+        singles = not layout.groups
         for i in range(n_in):
             shape = types[i].shape
             n_variables, fixed, variable = layout.counts[i]
@@ -258,6 +259,23 @@ class _Plan(DtypePlan):
             if variable is not None and variable.node == LOOP and self.cap is not None \
                     and glen > self.cap:
                 raise _Fails
+            if singles:  # single axes only (most layouts): each item read as its pair
+                row = layout.items[i]  # (as long as shape here: by index, no zip made)
+                for k in range(ndim):
+                    name, known = row[k].pair
+                    size = shape[k]
+                    if name is not None:
+                        seen = dims.get(name, _UNSET)
+                        if seen is _UNSET:
+                            dims[name] = size
+                        elif (seen is not size or seen is None) and \
+                                not _same(seen, size, facts):
+                            raise _Fails
+                    elif known is None:
+                        raise _Open
+                    elif size != known if type(size) is int else not _same(size, known, facts):
+                        raise _Fails
+                continue
             axis = 0
             for it in layout.items[i]:
                 g = it.group
@@ -309,7 +327,8 @@ class _Plan(DtypePlan):
         env = self._dtypes(types, wrapped)
         values: dict[int, Any] = {}  # a dim expression's value, by the node (see _value)
         undecided = self._clauses(env, dims, values, facts, types, wrapped)
-        asked = [c for c in undecided if c.op in _AT_LEAST]  # (decided open by their keys)
+        # (the open comparisons, decided by their keys; most builds leave none: no list)
+        asked = [c for c in undecided if c.op in _AT_LEAST] if undecided else undecided
         if self.broadcasts:
             if open_axes is not None and open_axes.opened():
                 raise _Open  # two kinds of broadcast kept: the relation's order

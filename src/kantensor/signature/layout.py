@@ -92,9 +92,18 @@ class Item:
     length: int | None = None
     #: the node if it is a group, else None (read on every match: computed once)
     group: Group | None = field(init=False, repr=False, compare=False)
+    #: a single axis as a direct build matches a shape against it: ``(name, None)`` for
+    #: a name, ``(None, size)`` for a fixed size, ``(None, None)`` for another dim;
+    #: None for a group (an item is shared by the layouts: made once)
+    pair: tuple[str | None, int | None] | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "group", self.node if isinstance(self.node, Group) else None)
+        node = self.node
+        group = node if isinstance(node, Group) else None
+        object.__setattr__(self, "group", group)
+        object.__setattr__(self, "pair", None if group is not None else (
+            (node.name, None) if type(node) is A.DimVar else
+            (None, node.size) if type(node) is A.FixedDim else (None, None)))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,8 @@ Every symbol and unknown is a size: an integer ``>= 0``. The rules:
   :mod:`kantensor.types.factsatoms`, as does a traced program's case,
   :func:`kantensor.types.dimorder.divided`);
 * a result keeps where its operands have no value: ``0//v`` is added for each size
-  ``v`` they divide by and it does not (``max(b, b % b)`` is ``b + 0//b``);
+  ``v`` they divide by and it does not (``max(b, b % b)`` is ``b + 0//b``), and a
+  ``0//v`` beside a term that divides by ``v`` is dropped (``0//i + j % i`` is ``j % i``);
 * an exact quotient ``r/k`` (printed ``r//k``, made only where ``k`` is known to divide
   ``r``: :func:`kantensor.types.dimfacts.assume_divisible`) is split like ``//``;
   ``c*(r/k) == (c/g)*(r/(k/g))`` for ``g = gcd(c, k)`` (``2*(h/2) == h``); beside it,
@@ -68,7 +69,7 @@ from typing import Any, Final, TypeAlias
 from ..graph.display import block, esc, symbolic
 from ..graph.hooks import Hook
 from .dimorder import COMPARE, decided, divided, equal, ordered, powered
-from .divisors import dropped
+from .divisors import dropped, spare
 from .interning import WeakInterner
 from .poly import Atom, Monomial, Opaque, Private, Terms, canonical, lone_atom, render
 from .poly import add as _poly_add
@@ -108,8 +109,13 @@ def kept_divisors(x: Any, a: DimLike, b: DimLike = 0, ring: bool = False) -> Any
     """``x`` of ``a`` and ``b`` plus ``0//v`` for each size ``v`` they divide by and it does
     not (module docstring); not in a trace (dimorder.divides), nor ``ring`` by an int != 0."""
     if COMPARE.fn is None and not (ring and (type(a) is int and a or type(b) is int and b)):
-        for v in dropped(x, a, b):
+        found = dropped(x, a, b)
+        if found is None:
+            return x
+        for v in found:
             x = dim_add(x, opaque_dim("//", 0, v))
+        if type(x) is Dim and (terms := spare(x._terms)) is not x._terms:
+            x = from_poly(dict(terms))  # (a kept 0//v beside a term that divides by v: out)
     return x
 
 

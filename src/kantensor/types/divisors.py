@@ -17,7 +17,7 @@ from typing import Any
 
 from .poly import Opaque, terms_by_size
 
-__all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors"]
+__all__ = ["by_size", "divides", "dropped", "int_divisors", "size_divisors", "spare"]
 
 
 def size_divisors(x: Any) -> list:
@@ -27,19 +27,41 @@ def size_divisors(x: Any) -> list:
         else list(_size_divisors(x._terms))
 
 
-def dropped(result: Any, *operands: Any) -> list:
+def dropped(result: Any, *operands: Any) -> list | None:
     """The sizes the ``operands`` divide by that ``result`` (a size made of them) does not:
-    where one is 0 the operands have no value, yet ``result`` may have one."""
+    where one is 0 the operands have no value, yet ``result`` may have one. None where no
+    operand divides by a size (nothing to keep, nor to :func:`spare`)."""
     # the common case: no operand divides by a size (one flag read each, in a loop:
     # asked of every Dim operator's result)
     for x in operands:
         if not isinstance(x, int) and terms_by_size(x._terms):
             break
     else:
-        return []
+        return None
     kept = set(size_divisors(result))
     return [v for v in dict.fromkeys(v for x in operands for v in size_divisors(x))
             if v not in kept]
+
+
+def spare(terms: tuple) -> tuple:
+    """``terms`` (a canonical polynomial) without each kept ``c*(0//v)`` or ``c*(0 % v)``
+    term whose ``v`` the other terms divide by: they have no value where ``v`` is 0, so
+    the term is 0 wherever the size has a value and says nothing more (``(j % i) % 4``
+    taken apart and read back was ``(j % i) % 4 + 0//i``). ``terms`` itself where none
+    is."""
+    for t in terms:
+        mono = t[0]
+        if len(mono) == 1 and _kept_zero(mono[0][0]):
+            rest = tuple(u for u in terms if u is not t)
+            if mono[0][0].args[1] in _size_divisors(rest):
+                return spare(rest)
+    return terms
+
+
+def _kept_zero(atom: Any) -> bool:
+    """Whether an atom is a kept ``0//v`` or ``0 % v`` (``v`` no int)."""
+    return type(atom) is Opaque and atom.op in ("//", "%") and type(atom.args[0]) is int \
+        and atom.args[0] == 0 and not isinstance(atom.args[1], int)
 
 
 def by_size(x: Any) -> bool:

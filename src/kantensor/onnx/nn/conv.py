@@ -132,7 +132,11 @@ class _Windows:
             if same_pads and auto_pad.startswith("SAME") and kernel[i] < strides[i] \
                     and dilations[i] == 1:  # (dilated: onnxruntime runs them)
                 self.clauses.append(_same_pad(a[0], a[2 + i], kernel[i], strides[i], i))
-            if not conv:  # (onnxruntime: "Only N can be zero": w >= 1 or n == 0)
+            if not conv and (unknown[i] is out[i] or _window(
+                    0, kernel[i], strides[i], dilations[i], pads[i], pads[i + k], auto_pad,
+                    ceil_mode) >= 1):  # (onnxruntime: "Only N can be zero": w >= 1 or
+                # n == 0; implied by the window's ``out >= 1`` where no window fits an
+                # empty axis, as out grows with w: not said twice)
                 self.clauses.append(checked(a[2 + i] >= _some(a[0]), lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty and its batch is not: a "
                     "pool needs an input")))

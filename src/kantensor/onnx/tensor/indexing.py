@@ -1,4 +1,4 @@
-"""ONNX's indexing ops: Gather, GatherElements, GatherND, the scatters, OneHot,
+"""ONNX's indexing ops: Gather, GatherElements, ScatterElements, TensorScatter, OneHot,
 NonZero, Compress, Unique, Trilu and ReverseSequence.
 """
 
@@ -16,7 +16,6 @@ from ...ops.templates import (
     builder,
     checked,
     dims,
-    reads_known_sizes,
     reads_ranks,
     shifted,
     signed,
@@ -26,8 +25,8 @@ from ...ops.templates import (
 from ...syntax.alternative import Alternative
 from ...syntax.ast import Clause, Compare, DimVar, DTypeVar, InCategory
 from ...types.dim import Dim
-from ...types.symbols import free_symbols
 from ..floatsizes import float_sizes
+from ..intervals import stated
 from ..shared import NotKnown
 
 #: An unknown size of an output (a count known only when the graph runs).
@@ -56,15 +55,13 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
     ``n`` (each with the clauses ``ties``; ``updates``: a scatter's, of the indices'
     shape, after them): where the interval ``bounds`` = (lo, end) of the indices' values
     is known, the indices fit: ``end <= n`` and ``lo >= -n``; where it is not (indices
-    that are data), some value fits: ``n >= 1`` (:func:`_some_fit`); or there are no
+    that are data), some value fits: ``n >= 1`` (:func:`some_fit`); or there are no
     indices."""
     inputs, out = [typed(x, "T"), typed(idx, "I")], [typed(y, "T")]
     if updates:
         inputs.append(typed(idx, "T"))
-    if bounds is None or any(b is None for b in bounds) or any(
-            not isinstance(s, str) for b in bounds if isinstance(b, Dim)
-            for s in free_symbols(b)):  # (a size that is no name: not said)
-        return _some_fit(inputs, out, [_INTEGER, *ties], [n], idx)
+    if not stated(bounds):  # (unknown, or a size that is no name: not said)
+        return some_fit(inputs, out, [_INTEGER, *ties], [n], idx)
     lo, end = bounds
     # the size inputs are those the call makes of ``bounds`` (ops.sizes.symbolic): an
     # input carries ``seq + 3`` itself, not ``seq``
@@ -75,12 +72,12 @@ def _fitting(x: list, idx: list[DimVar], y: list, n: DimVar, bounds: Any,
         low = sizes.expr(lo)
         clauses.append((shifted(n, low) if isinstance(low, int) else low + n) >= 0)
     fits = alternative(inputs, out, [_INTEGER, *ties, *clauses])
-    if not idx or not sizes:  # one index, or a known (non-empty) value: it must fit
-        return [fits]
+    if not idx:  # one index: it must fit (indices of an interval of ints may be none: a
+        return [fits]  # known Range expanded to [B, 5] has none at B == 0)
     return [fits, alternative(inputs, out, [_INTEGER, *ties, size_of(idx).eq(0)])]
 
 
-def _some_fit(inputs: list, out: list, clauses: list[Clause], axes: Sequence[DimVar],
+def some_fit(inputs: list, out: list, clauses: list[Clause], axes: Sequence[DimVar],
               idx: Sequence[Any]) -> list[Alternative]:
     """The alternatives of indices that are data (their values unknown) into ``axes``:
     each of those axes has an entry (``>= 1``), or there are no indices (``idx``, the dims
@@ -130,76 +127,6 @@ def gather_elements(x: np.ndarray, i: np.ndarray, *sizes: np.ndarray, axis: int,
     return np.take_along_axis(x, i, axis=axis)
 
 
-@reads_known_sizes
-def build_gather_nd(types: tuple, batch_dims: int = 0, indices_value: Any = None, **_: Any
-                    ) -> dict[str, Any]:
-    """GatherND: the indices' leading axes, then the data's axes after the ``b`` batch
-    axes and the ``q`` indexed ones (``q``, the indices' last size, must be known). The
-    first ``b`` axes of data and indices are equal (ONNX's rule; onnxruntime checks that
-    the indices' batch count is a multiple of the data's), ``b`` is less than both ranks
-    and ``b + q`` at most data's rank. Where the indices are constant
-    (``indices_value``), each of their columns fits its axis (:func:`_columns_fit`);
-    where they are data, each indexed axis has an entry, or there are no index tuples
-    (:func:`_some_fit`)."""
-    x, i = types
-    b = batch_dims
-    if x.ndim < 1 or i.ndim < 1:
-        raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
-                         f"{i.ndim}")
-    if not 0 <= b < min(x.ndim, i.ndim):
-        raise ParamError(f"batch_dims {b} must be less than the ranks of data ({x.ndim}) "
-                         f"and indices ({i.ndim})")
-    q = i.shape[-1]
-    if not isinstance(q, int):
-        raise NotKnown("the indices' last axis must have a known size")
-    if b + q > x.ndim:
-        raise ParamError(f"the indices' last size {q} is larger than data's {x.ndim} axes "
-                         f"less batch_dims {b}")
-    a, idx = dims("a", x.ndim), dims("i", i.ndim)
-    count = [*a[:b], *idx[b:-1]]  # (the batch axes, then the index tuples' count's)
-    return {"sig": _columns_fit([typed(a, "T"), typed([*count, q], "int64")],
-                                [typed([*count, *a[b + q:]], "T")], a[b:b + q], count,
-                                indices_value, a[b + q:]),
-            "params": {"indices_value": None}}
-
-
-def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[Any],
-                 value: tuple[int, ...] | None, unread: Sequence[DimVar] = ()
-                 ) -> list[Alternative]:
-    """The alternatives of index tuples into ``axes`` (GatherND's, ScatterND's): where
-    their values are constant (``value``, row-major, one column per axis), each column's
-    least ``lo`` and greatest ``hi`` value are known, and ``-d <= lo`` and ``hi < d``
-    for its axis' size ``d`` is what onnxruntime checks of each index (exact, where an
-    interval over the whole tensor would ask every axis to hold every column's values);
-    no tuples, no condition; nor where the slice each tuple reads (``unread``, its
-    axes: GatherND's) is empty, which onnxruntime's GatherND does not check. Where the
-    indices are data: :func:`_some_fit`."""
-    if value is None:
-        return _some_fit(inputs, out, [], axes, idx)
-    q = len(axes)
-    clauses = [] if not value else [
-        d >= max(max(value[k::q]) + 1, -min(value[k::q])) for k, d in enumerate(axes)]
-    fits = [alternative(inputs, out, clauses)]
-    if clauses and unread:
-        fits.append(alternative(inputs, out, [size_of(unread).eq(0)]))
-    return fits
-
-
-def gather_nd(x: np.ndarray, i: np.ndarray, *, batch_dims: int = 0, **_: Any) -> np.ndarray:
-    i = i.astype(np.int64)
-    if i.shape[-1] == 0:  # no axis indexed: data's (batch's) elements for each index
-        b, mid = batch_dims, i.shape[batch_dims:-1]
-        x = x.reshape(*x.shape[:b], *(1,) * len(mid), *x.shape[b:])
-        return np.broadcast_to(x, (*i.shape[:-1], *x.shape[b + len(mid):])).copy()
-    if batch_dims == 0:
-        return x[tuple(np.moveaxis(i, -1, 0))]
-    batch = int(np.prod(x.shape[:batch_dims]))
-    xs = x.reshape(batch, *x.shape[batch_dims:])
-    js = i.reshape(batch, *i.shape[batch_dims:])
-    out = np.stack([a[tuple(np.moveaxis(b, -1, 0))] for a, b in zip(xs, js, strict=True)])
-    return out.reshape(*i.shape[:-1], *x.shape[batch_dims + i.shape[-1]:])
-
-
 @reads_ranks
 def build_scatter_elements(types: tuple, axis: int = 0, indices_bounds: Any = None,
                            **_: Any) -> dict[str, Any]:
@@ -229,42 +156,6 @@ def scatter_elements(x: np.ndarray, i: np.ndarray, u: np.ndarray, *sizes: np.nda
         y[tuple(idx)] = u
     else:
         ufunc[reduction].at(y, tuple(idx), u)
-    return y
-
-
-@reads_ranks
-def build_scatter_nd(types: tuple, indices_value: Any = None, **_: Any) -> dict[str, Any]:
-    """ScatterND: ``updates.shape == indices.shape[:-1] + data.shape[q:]``, where ``q``,
-    the indices' last size, is at most data's rank. The ranks decide ``q`` (updates has
-    ``rank(indices) - 1 + rank(data) - q`` axes), so the relation states it even where
-    that size is unknown; data and indices have one axis or more (as onnxruntime checks).
-    Constant indices fit their axes column by column, data ones need an entry in each
-    indexed axis or no index tuples (:func:`_columns_fit`)."""
-    x, i, u = types
-    if x.ndim < 1 or i.ndim < 1:
-        raise ParamError(f"data and indices must have 1 axis or more, got {x.ndim} and "
-                         f"{i.ndim}")
-    q = i.ndim - 1 + x.ndim - u.ndim
-    if not 0 <= q <= x.ndim:
-        raise ParamError(f"updates has {u.ndim} axes: with indices of {i.ndim} and data of "
-                         f"{x.ndim} it must have {i.ndim - 1} to {i.ndim - 1 + x.ndim} "
-                         "(indices.shape[:-1] + data.shape[indices.shape[-1]:])")
-    a, idx = dims("a", x.ndim), dims("i", i.ndim - 1)
-    return {"sig": _columns_fit([typed(a, "T"), typed([*idx, q], "int64"),
-                                 typed([*idx, *a[q:]], "T")], [typed(a, "T")], a[:q], idx,
-                                indices_value),
-            "params": {"indices_value": None}}
-
-
-def scatter_nd(x: np.ndarray, i: np.ndarray, u: np.ndarray, *, reduction: str = "none",
-               **_: Any) -> np.ndarray:
-    y = x.copy()
-    idx = tuple(np.moveaxis(i, -1, 0))
-    ufunc = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
-    if reduction == "none":
-        y[idx] = u
-    else:
-        ufunc[reduction].at(y, idx, u)
     return y
 
 
