@@ -142,6 +142,54 @@ def test_attention_of_empty_sizes():
         assert seen == {"ran": 12, "refused": 15}, seen
 
 
+@pytest.mark.parametrize(("given", "outputs"), [
+    (["q", "k", "v", "", "pk", "pv"], ["y", "", "pv1"]),
+    (["q", "k", "v", "", "pk", "pv"], ["y", "pk1", ""]),
+    (["q", "k", "v", "", "pk", "pv"], ["y", "", "", "qk"]),
+    (["q", "k", "v", "", "pk"], ["y", "pk1"]),
+    (["q", "k", "v", "", "", "pv"], ["y", "", "pv1"])])
+def test_attention_of_a_past_whose_present_is_empty(given, outputs):
+    """Attention (opset 23) with a past key (value) whose present output is an empty
+    name, or with one past of the two: onnxruntime refuses it at every size ("does not
+    support past_key provided and present_key being null", "past_key and past_value must
+    be both present or both absent"); left untyped, not typed valid (an empty output slot
+    is not an output asked for)."""
+    inputs = {"q": [1, 1, "s", 2], "k": [1, 1, "t", 2], "v": [1, 1, "t", 2],
+              "pk": [1, 1, "p", 2], "pv": [1, 1, "p", 2]}
+    inputs = {n: d for n, d in inputs.items() if n in given}
+    node = helper.make_node("Attention", given, outputs)
+    model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                              for n, d in inputs.items()], 23,
+                     outputs=tuple(o for o in outputs if o))
+    for s, t, p in itertools.product(range(3), repeat=3):
+        sizes = {"s": s, "t": t, "p": p}
+        feeds = {n: np.ones([sizes.get(d, d) for d in dims], np.float32)
+                 for n, dims in inputs.items()}
+        assert isinstance(ortrun.run(model, feeds), ortrun.Refusal), sizes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        contract = ko.contract(model)
+    assert {contract.holds(s=s, t=t, p=p).value
+            for s, t, p in itertools.product(range(3), repeat=3)} <= {None, False}
+
+
+def test_attention_of_an_empty_present_after_one_asked():
+    """Two Attention nodes of the same inputs and as many outputs, the second's present key
+    an empty name: onnxruntime refuses the model, so the second's outputs are untyped (the
+    node memo keys on which outputs are asked, not only how many)."""
+    inputs = {n: [1, 1, 1, 2] for n in ("q", "k", "v", "pk", "pv")}
+    nodes = [helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], outputs)
+             for outputs in (["y0", "pk0", "pv0"], ["y", "", "pv1"])]
+    model = model_of(nodes, [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                             for n, d in inputs.items()], 23, outputs=("y0", "y", "pv1"))
+    assert isinstance(ortrun.run(model, {n: np.ones(d, np.float32)
+                                         for n, d in inputs.items()}), ortrun.Refusal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        typed = sj.typed_shapes(ko.infer_shapes(model))
+    assert typed["y0"] == [1, 1, 1, 2] and typed["y"] is None and typed["pv1"] is None
+
+
 @pytest.mark.parametrize("onesided", [0, 1])
 def test_stft_of_a_signal_neither_real_nor_complex(onesided):
     """STFT's signal (batch, length, 1 or 2): onnxruntime refuses another last axis (0 or
