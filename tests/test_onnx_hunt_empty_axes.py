@@ -221,3 +221,33 @@ def test_stft_of_frames_of_no_sample():
                          initializers=(step, numpy_helper.from_array(np.array(length,
                                                                               np.int64), "fl")))
         assert _exact(model, {"x": ["b", "l", 1]}, "b l", range(4)) == want, length
+
+
+@pytest.mark.parametrize(("opset", "outputs", "attributes"), [
+    (15, ["y", "", ""], {"training_mode": 1}), (15, ["y", "rm", ""], {"training_mode": 1}),
+    (14, ["y", "", "rv"], {"training_mode": 1}), (9, ["y", "", "", "sm", "sv"], {}),
+    (9, ["y", "rm", "rv", "sm", ""], {}), (7, ["y", "rm", "rv", "", "sv"], {}),
+    (9, ["y", "", "", "", ""], {}), (15, ["y", "rm", "rv"], {"training_mode": 1}),
+    (9, ["y", "rm", "rv", "", ""], {})])
+def test_batch_norm_in_training_of_an_empty_statistic(opset, outputs, attributes):
+    """BatchNormalization in training whose running mean or variance output is an empty
+    name, or one saved statistic of the two: onnxruntime crashes (signal 11) or fails at
+    every size; left untyped, not typed valid. The running ones asked, the saved ones
+    both or neither: it runs, typed as it gives them."""
+    inputs = {"x": ["n", 3, 4], "s": [3], "b": [3], "m": [3], "v": [3]}
+    node = helper.make_node("BatchNormalization", list(inputs), outputs, **attributes)
+    model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                              for n, d in inputs.items()], opset,
+                     outputs=tuple(o for o in outputs if o))
+    got = ortrun.run(model, {n: np.ones([2 if d == "n" else d for d in dims], np.float32)
+                             for n, dims in inputs.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        holds = ko.contract(model).holds(n=2).value
+        typed = sj.typed_shapes(ko.infer_shapes(model))
+    if isinstance(got, ortrun.Refusal):
+        assert holds in (None, False) and typed["y"] is None, (holds, typed, got.why)
+    else:
+        assert holds is True, got
+        assert [typed[o] for o in outputs if o] == [["n", 3, 4] if o == "y" else [3]
+                                                   for o in outputs if o], typed
