@@ -43,6 +43,9 @@ LISTS_AND_SHAPES = [
     ("np.ones_like(x0, np.float16, shape=(3, x0.shape[0]))", ["int8[A,B]"]),
     ("np.empty_like(x0, shape=[2, x0.shape[1]]) * 0", ["int8[A,B]"]),
     ("np.zeros_like(x0, shape=())", ["complex64[A]"]),
+    ("np.full_like(x0, 1, shape=np.array([2, 3]))", ["float32[A,B]"]),
+    ("np.zeros_like(x0, shape=np.array([2, 3]))", ["int8[A]"]),
+    ("np.ones_like(x0, shape=np.array(4))", ["int8[A]"]),
 ]
 
 

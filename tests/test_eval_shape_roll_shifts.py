@@ -41,3 +41,23 @@ def test_several_shifts_of_sizes_roll_numpys_values(shifts: str, backend: str) -
     for a, b in itertools.product(range(4), repeat=2):
         x = np.arange(a * b, dtype=np.float32).reshape(a, b)
         assert np.array_equal(np.asarray(run(x)), fn(x)), (shifts, a, b)
+
+
+@pytest.mark.parametrize("backend", ["numpy", "dask"])
+@pytest.mark.parametrize(("shifts", "axis"), [
+    ("(x0.shape[0],)", "(0, 1)"), ("x0.shape[1]", "(0, 1, -1)"), ("(1, x0.shape[0])", "(1, 1)"),
+    ("(x0.shape[0], -2, 3)", "(0, -1, 0)")])
+def test_shifts_broadcast_against_axes_roll_numpys_values(shifts: str, axis: str,
+                                                          backend: str) -> None:
+    """``np.roll(x, shifts, axis=axes)``: NumPy broadcasts the shifts against the axes and
+    rolls each axis by the sum of its shifts (Dask's roll needs as many of each: it
+    raised "Must have the same number of shifts as axes")."""
+    namespace: dict = {"np": np}
+    exec(f"def program(x0):\n    return np.roll(x0, {shifts}, axis={axis})\n",  # noqa: S102
+         namespace)
+    fn = namespace["program"]
+    result = kt.eval_shape(fn, "float32[A,B]")
+    run = kt.function(list(result.inputs), result.outputs[0], backend=backend)
+    for a, b in itertools.product(range(4), repeat=2):
+        x = np.arange(a * b, dtype=np.float32).reshape(a, b)
+        assert np.array_equal(np.asarray(run(x)), fn(x)), (shifts, axis, a, b)

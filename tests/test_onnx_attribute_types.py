@@ -82,7 +82,8 @@ def test_every_attribute_an_entry_takes_is_its_schemas_at_each_opset():
     AveragePool's dilations before 19, LpPool's dilations and
     ceil_mode before 18, SpaceToDepth's mode before 28, and RNN's, GRU's and LSTM's
     ``gates`` at every opset. (A ``<input>_bounds`` or ``_columns`` parameter is read from
-    its input: a node giving it as an attribute is refused as given twice.)"""
+    its input: a node giving it as an attribute is refused as given twice; so are
+    ``given``, ``outputs`` and ``unasked``, read from the node.)"""
     newest = defs.onnx_opset_version()
     judged, wrong = 0, set()
     for domain, op in sorted(_tables()):
@@ -90,8 +91,8 @@ def test_every_attribute_an_entry_takes_is_its_schemas_at_each_opset():
             continue
         for entry in entries(domain, op):
             refused = set() if entry.structured else call_plan(entry).refused
-            taken = {a for a in entry.attributes
-                     if not a.endswith(("_bounds", "_columns"))} - refused - {"given", "outputs"}
+            taken = {a for a in entry.attributes if not a.endswith(("_bounds", "_columns"))} \
+                - refused - {"given", "outputs", "unasked"}
             for opset in range(max(entry.since, 7), min(entry.until or newest, newest) + 1):
                 schema = defs.get_schema(entry.op_type, opset, entry.domain)
                 judged += 1

@@ -142,6 +142,54 @@ def test_attention_of_empty_sizes():
         assert seen == {"ran": 12, "refused": 15}, seen
 
 
+@pytest.mark.parametrize(("given", "outputs"), [
+    (["q", "k", "v", "", "pk", "pv"], ["y", "", "pv1"]),
+    (["q", "k", "v", "", "pk", "pv"], ["y", "pk1", ""]),
+    (["q", "k", "v", "", "pk", "pv"], ["y", "", "", "qk"]),
+    (["q", "k", "v", "", "pk"], ["y", "pk1"]),
+    (["q", "k", "v", "", "", "pv"], ["y", "", "pv1"])])
+def test_attention_of_a_past_whose_present_is_empty(given, outputs):
+    """Attention (opset 23) with a past key (value) whose present output is an empty
+    name, or with one past of the two: onnxruntime refuses it at every size ("does not
+    support past_key provided and present_key being null", "past_key and past_value must
+    be both present or both absent"); left untyped, not typed valid (an empty output slot
+    is not an output asked for)."""
+    inputs = {"q": [1, 1, "s", 2], "k": [1, 1, "t", 2], "v": [1, 1, "t", 2],
+              "pk": [1, 1, "p", 2], "pv": [1, 1, "p", 2]}
+    inputs = {n: d for n, d in inputs.items() if n in given}
+    node = helper.make_node("Attention", given, outputs)
+    model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                              for n, d in inputs.items()], 23,
+                     outputs=tuple(o for o in outputs if o))
+    for s, t, p in itertools.product(range(3), repeat=3):
+        sizes = {"s": s, "t": t, "p": p}
+        feeds = {n: np.ones([sizes.get(d, d) for d in dims], np.float32)
+                 for n, dims in inputs.items()}
+        assert isinstance(ortrun.run(model, feeds), ortrun.Refusal), sizes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        contract = ko.contract(model)
+    assert {contract.holds(s=s, t=t, p=p).value
+            for s, t, p in itertools.product(range(3), repeat=3)} <= {None, False}
+
+
+def test_attention_of_an_empty_present_after_one_asked():
+    """Two Attention nodes of the same inputs and as many outputs, the second's present key
+    an empty name: onnxruntime refuses the model, so the second's outputs are untyped (the
+    node memo keys on which outputs are asked, not only how many)."""
+    inputs = {n: [1, 1, 1, 2] for n in ("q", "k", "v", "pk", "pv")}
+    nodes = [helper.make_node("Attention", ["q", "k", "v", "", "pk", "pv"], outputs)
+             for outputs in (["y0", "pk0", "pv0"], ["y", "", "pv1"])]
+    model = model_of(nodes, [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                             for n, d in inputs.items()], 23, outputs=("y0", "y", "pv1"))
+    assert isinstance(ortrun.run(model, {n: np.ones(d, np.float32)
+                                         for n, d in inputs.items()}), ortrun.Refusal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        typed = sj.typed_shapes(ko.infer_shapes(model))
+    assert typed["y0"] == [1, 1, 1, 2] and typed["y"] is None and typed["pv1"] is None
+
+
 @pytest.mark.parametrize("onesided", [0, 1])
 def test_stft_of_a_signal_neither_real_nor_complex(onesided):
     """STFT's signal (batch, length, 1 or 2): onnxruntime refuses another last axis (0 or
@@ -173,3 +221,33 @@ def test_stft_of_frames_of_no_sample():
                          initializers=(step, numpy_helper.from_array(np.array(length,
                                                                               np.int64), "fl")))
         assert _exact(model, {"x": ["b", "l", 1]}, "b l", range(4)) == want, length
+
+
+@pytest.mark.parametrize(("opset", "outputs", "attributes"), [
+    (15, ["y", "", ""], {"training_mode": 1}), (15, ["y", "rm", ""], {"training_mode": 1}),
+    (14, ["y", "", "rv"], {"training_mode": 1}), (9, ["y", "", "", "sm", "sv"], {}),
+    (9, ["y", "rm", "rv", "sm", ""], {}), (7, ["y", "rm", "rv", "", "sv"], {}),
+    (9, ["y", "", "", "", ""], {}), (15, ["y", "rm", "rv"], {"training_mode": 1}),
+    (9, ["y", "rm", "rv", "", ""], {})])
+def test_batch_norm_in_training_of_an_empty_statistic(opset, outputs, attributes):
+    """BatchNormalization in training whose running mean or variance output is an empty
+    name, or one saved statistic of the two: onnxruntime crashes (signal 11) or fails at
+    every size; left untyped, not typed valid. The running ones asked, the saved ones
+    both or neither: it runs, typed as it gives them."""
+    inputs = {"x": ["n", 3, 4], "s": [3], "b": [3], "m": [3], "v": [3]}
+    node = helper.make_node("BatchNormalization", list(inputs), outputs, **attributes)
+    model = model_of([node], [helper.make_tensor_value_info(n, TensorProto.FLOAT, d)
+                              for n, d in inputs.items()], opset,
+                     outputs=tuple(o for o in outputs if o))
+    got = ortrun.run(model, {n: np.ones([2 if d == "n" else d for d in dims], np.float32)
+                             for n, dims in inputs.items()})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        holds = ko.contract(model).holds(n=2).value
+        typed = sj.typed_shapes(ko.infer_shapes(model))
+    if isinstance(got, ortrun.Refusal):
+        assert holds in (None, False) and typed["y"] is None, (holds, typed, got.why)
+    else:
+        assert holds is True, got
+        assert [typed[o] for o in outputs if o] == [["n", 3, 4] if o == "y" else [3]
+                                                   for o in outputs if o], typed

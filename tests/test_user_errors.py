@@ -104,3 +104,29 @@ def test_a_type_given_where_a_name_goes_is_refused_at_once():
     with pytest.raises(TypeError, match="got int 3"):
         t(3)
     assert t("x").name == "x" and t().name is None
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, v: np.linalg.inv(m), lambda m, v: np.linalg.det(m),
+    lambda m, v: np.linalg.solve(m, v)])
+def test_linalg_of_strings_says_so_plainly(call):
+    """``np.linalg.inv`` (det, solve) of a string matrix: NumPy refuses it; the message
+    names the dtype function and the string dtype, never a solver variable."""
+    with pytest.raises(TypeError):
+        call(np.array([["a", "b"], ["c", "d"]]), np.ones(2))
+    with pytest.raises(kt.TypeInferenceError) as caught:
+        call(kt.tensor("x", "string", (2, 2)), kt.tensor("y", "float32", (2,)))
+    first = str(caught.value).splitlines()[0]
+    assert "float(string) is no dtype: float takes bool and the numbers" in first, first
+    assert "~" not in first, first
+
+
+@pytest.mark.parametrize("dtype", ["int8", "bool"])
+@pytest.mark.parametrize("shape", [(2, 2), (0, 2)])
+def test_pinv_rtol_none_of_a_dtype_not_inexact(dtype, shape):
+    """``np.linalg.pinv(x, rtol=None)`` of integers or bool, empty or not: NumPy's "data
+    type ... not inexact" (it reads the dtype's eps), not float16's sentence."""
+    with pytest.raises(ValueError, match=f"data type .*{dtype}.* not inexact"):
+        np.linalg.pinv(np.ones(shape, dtype), rtol=None)
+    with pytest.raises(kt.TypeInferenceError, match=f"pinv: data type {dtype} not inexact"):
+        np.linalg.pinv(kt.tensor("x", dtype, shape), rtol=None)

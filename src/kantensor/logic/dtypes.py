@@ -142,8 +142,11 @@ class DTypeMap(Constraint):
         return (self.out, self.arg)
 
     def explain(self, s: dict) -> str:
-        return f"{self.where}: {self.function.text}({walk(self.arg, s)}) is not " \
-            f"{walk(self.out, s)}"
+        d, name = walk(self.arg, s), self.function.text
+        if isinstance(d, str) and d not in _IN_RANGE:  # (its result is no dtype: not named)
+            return f"{self.where}: {name}({d}) is no dtype: {name} takes bool and the " \
+                f"numbers, not {d}"
+        return f"{self.where}: {name}({d}) is not {walk(self.out, s)}"
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,6 +1,7 @@
 """A node as the call of its entry's Op: which of its ONNX inputs are the Op's tensors,
 which of their known values, intervals and static lengths the call takes as parameters
-(``<input>_value``, ``<input>_bounds``, ``<input>_length``, ``given``, ``outputs``; see
+(``<input>_value``, ``<input>_bounds``, ``<input>_length``, ``given``, ``outputs``,
+``unasked``; see
 :mod:`.registry`), and its attributes as the call's keyword parameters. What an entry's
 call takes is worked out once per entry (:func:`call_plan`); :func:`arguments` runs once
 per node built."""
@@ -47,6 +48,9 @@ class CallPlan(NamedTuple):
     inputs: tuple[tuple[int, bool, str, str | None, str | None], ...]
     given: bool  # the call takes the positions of the inputs given (``given``)
     outputs: bool  # and the number of outputs asked (``outputs``)
+    #: the positions of the node's outputs that are empty names (``unasked``): an empty
+    #: slot is not an output asked for, though ``outputs`` counts it
+    unasked: bool
     #: attribute names the call does not take although they name a parameter: the value
     #: parameters (set from inputs, never by an attribute)
     refused: frozenset[str]
@@ -84,7 +88,7 @@ def call_plan(entry: OnnxOp) -> CallPlan:
                if value is not None and f"{name}_length" in params}
     types = {p.name: ATTRIBUTE_TYPES[p.kind] for p in entry.entry.spec.params
              if p.kind in ATTRIBUTE_TYPES}
-    return CallPlan(tuple(inputs), "given" in params, "outputs" in params,
+    return CallPlan(tuple(inputs), "given" in params, "outputs" in params, "unasked" in params,
                     frozenset(f"{s.strip('*?')}_{kind}" for s in entry.inputs
                               for kind in ("value", "length")), lengths, types,
                     frozenset(p.name for p in entry.entry.spec.params
@@ -133,6 +137,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         params["given"] = tuple(given)
     if plan.outputs:
         params["outputs"] = len(node.output)
+    if plan.unasked:
+        params["unasked"] = tuple(k for k, name in enumerate(node.output) if not name)
     attributes, types = entry.attributes, plan.attribute_types
     for attr in node.attribute:
         key = attr.name

@@ -90,7 +90,9 @@ class GenericKey(NamedTuple):
     #: marker ``~k`` (-1 - k: no size is negative; hashed faster than a Dim)
     inputs: tuple[tuple[str, tuple] | None, ...]
     attributes: tuple[bytes, ...]  # each serialized
-    outputs: int  # how many the node asks
+    #: how many the node asks, or per output whether it is asked (not an empty name),
+    #: when one is not (an entry may read which: ``unasked``, :mod:`.calls`)
+    outputs: int | tuple[bool, ...]
     default_dtype: str  # when the reading began
     facts: Facts  # the facts about the inputs' named sizes (EMPTY: none)
 
@@ -170,8 +172,8 @@ class Template:
 
 
 def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequence[Any],
-                attributes: tuple[bytes, ...], outputs: int, pinned: frozenset[int] = frozenset(),
-                about: Facts | None = None
+                attributes: tuple[bytes, ...], outputs: int | tuple,
+                pinned: frozenset[int] = frozenset(), about: Facts | None = None
                 ) -> tuple[tuple, tuple[int, ...], tuple[TensorType, ...]] | None:
     """The template key of a node for ``reader`` (reading types only) whose inputs
     ``names`` have the types ``inputs`` (None: absent), not all of them known and none
@@ -327,7 +329,8 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     twice only pays for none either. (Written for speed: it runs once per node of every
     model read; one pass over the inputs makes both keys.)"""
     attributes = rec.attribute_key(node)
-    names, outputs = rec.names, len(rec.wanted)
+    names, wanted = rec.names, rec.wanted
+    outputs = len(wanted) if "" not in wanted else tuple(map(bool, wanted))
     if attributes is None or entry.reads or entry.bounded or entry.reads_shapes or \
             entry in UNTEMPLATED:
         key = node_key(reader, entry, names, attributes, outputs)

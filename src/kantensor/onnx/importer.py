@@ -318,8 +318,9 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
                 return None
         typed = None
         if key is _UNTRIED:
-            key = None if self.graph else node_key(self, entry, names, rec.attribute_key(node),
-                                                   len(wanted))
+            key = None if self.graph else node_key(
+                self, entry, names, rec.attribute_key(node),
+                len(wanted) if "" not in wanted else tuple(map(bool, wanted)))
             typed = MEMO.get(key) if key is not None else None
         typed = typed or remember(key, *self.build(entry, node, wanted))
         if key is not None and not self.graph and self.parent is None:

@@ -91,11 +91,12 @@ def read_inputs(reader: Any, names: Sequence[str]) -> tuple[list, bool] | None:
 
 
 def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
-             attributes: tuple[bytes, ...] | None, outputs: int,
+             attributes: tuple[bytes, ...] | None, outputs: int | tuple,
              read: tuple[list, bool] | None = None) -> tuple | None:
     """The key of a node's typing, for ``reader`` (the importer's, reading types
     only): the entry, the attributes (``attributes``: each serialized, as the node's
-    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``),
+    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``;
+    per output whether it is asked when one is an empty name),
     the default dtype and the largest value folded when the reading began (``setting``:
     a build may read the dtype, so the Ops' own memos key on it too; a caller may set
     the limit), and for each of the inputs ``names`` None (absent) or its
@@ -165,7 +166,7 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
 
 
 def plain_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: tuple,
-              attributes: tuple[bytes, ...], outputs: int, types: tuple | None = None
+              attributes: tuple[bytes, ...], outputs: int | tuple, types: tuple | None = None
               ) -> tuple:
     """The key of :func:`node_key` from its ``inputs`` (each None, a type, or a type
     and its value's key), for an entry that reads no interval (``types``: the inputs'

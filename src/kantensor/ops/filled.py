@@ -34,7 +34,10 @@ def _dtype_of(a: Any, dtype: Any) -> Any:
 
 
 def _shape(shape: Any) -> tuple:
-    """NumPy's shape argument: an int (or size) is one axis."""
+    """NumPy's shape argument: an int (or size, or 0-d array) is one axis; a list, tuple
+    or 1-d array of them, the axes."""
+    if isinstance(shape, np.ndarray) and shape.ndim == 1:
+        return tuple(shape.tolist())
     return tuple(shape) if isinstance(shape, list | tuple) else (shape,)
 
 

@@ -10,11 +10,11 @@ reads as no float) in float64: their NumPy entries on tensors (``np.linalg.inv(x
 what ``eval_shape`` traces) are the Ops with ``as_numpy=True``, whose relation says so
 (:mod:`kantensor.ops.families.lapack`): make_node, query and refine agree, backwards
 too. NumPy's ``pinv`` gives an empty matrix of a dtype it reads as not inexact
-(integers, bool, the low-precision ones) back in its own dtype, a non-empty one in
-float64, and raises for ``rtol=None`` at every size: its relation needs such an
-input's matrices to have elements (refused where they have none: one type cannot say
-both), types a low-precision one float64 and refuses ``rtol=None``, where ``kt.pinv``
-gives float(x) at every size.
+(integers, bool, the low-precision ones; float16 too) back in its own dtype, a
+non-empty one in float64 (float16: refused), and raises for ``rtol=None`` at every size:
+its relation has an alternative for each, the sizes choosing (unknown ones assumed
+non-empty, the build's choice; :func:`~kantensor.ops.families.lapack.numpy_pinv`), and
+refuses ``rtol=None`` of such a dtype, where ``kt.pinv`` gives float(x) at every size.
 """
 
 from __future__ import annotations

@@ -297,12 +297,20 @@ def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
 def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
     """``dask.array.roll`` by the shift (sizes among it read from the size inputs);
     several shifts of the flattened tensor (``axis=None``) by their sum, as NumPy rolls
-    by each in turn (Dask takes one there)."""
+    by each in turn (Dask takes one there); shifts and axes broadcast against each other,
+    each axis rolled by the sum of its shifts, as NumPy does (Dask needs as many of
+    each)."""
     shift = call.size_params("shift")
     if shift is None:
         return blockwise(call, values)
-    axis = call.params.get("axis")
-    by = sum(shift[0]) if axis is None and isinstance(shift[0], tuple) else shift[0]
+    axis, by = call.params.get("axis"), shift[0]
+    if axis is None:
+        by = sum(by) if isinstance(by, tuple) else by
+    elif isinstance(by, tuple) or isinstance(axis, tuple):
+        ndim, summed = values[0].ndim, {}
+        for s, a in np.broadcast(np.asarray(by, dtype=object), np.asarray(axis)):
+            summed[int(a) % ndim] = summed.get(int(a) % ndim, 0) + s
+        by, axis = tuple(summed.values()), tuple(summed)
     return [typed(call, da.roll(values[0], by, axis=axis))]
 
 

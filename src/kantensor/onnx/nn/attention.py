@@ -24,12 +24,13 @@ INPUTS = ("Q", "K", "V", "attn_mask", "past_key", "past_value", "nonpad_kv_seqle
 
 @reads_ranks
 def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = None,
-          kv_num_heads: int | None = None, **_: Any) -> dict[str, Any]:
+          kv_num_heads: int | None = None, unasked: tuple = (), **_: Any) -> dict[str, Any]:
     """Y is (batch, q heads, q sequence, v head size), or 3-d (batch, q sequence,
     q heads * v head size); the present key and value (4-d) add the past sequence to
     the key's; the QK product is (batch, q heads, q sequence, total sequence). Every size
     of Q, K and V at least 1 (heads, sequences, head sizes; the past may be empty), as
-    onnxruntime's kernel requires (the spec allows empty ones)."""
+    onnxruntime's kernel requires (the spec allows empty ones). ``unasked``: the outputs
+    that are empty names (not asked for, though ``outputs`` counts them)."""
     rank = types[0].ndim
     b, sq, skv, sp = dims("b sq skv sp")
     hq: int | DimVar
@@ -52,9 +53,13 @@ def build(types: tuple, given: tuple, outputs: int, q_num_heads: int | None = No
     else:
         raise ParamError(f"Q, K and V must be 3-d or 4-d, got {rank} axes")
     operands = [q, k, v]
-    past = "past_key" in (INPUTS[p] for p in given[3:])
     pasts = {INPUTS[p] for p in given[3:]} & {"past_key", "past_value"}
-    if outputs < (3 if "past_value" in pasts else 2 if pasts else 0):
+    past = "past_key" in pasts
+    asked = set(range(outputs)).difference(unasked)
+    if len(pasts) == 1:
+        raise NotKnown("onnxruntime's kernel refuses a past key without a past value or "
+                       "the other way round (they must be both present or both absent)")
+    if pasts and not asked >= {1, 2}:
         raise NotKnown("onnxruntime's kernel refuses a past key or value whose present one "
                        "is not asked for (the implementation does not support it), the spec "
                        "computes it")
@@ -128,7 +133,7 @@ def attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, *rest: np.ndarray,
               q_num_heads: int | None = None, kv_num_heads: int | None = None,
               softcap: float = 0.0, qk_matmul_output_mode: int = 0,
               softmax_precision: int | None = None, left_window_size: int = -1,
-              right_window_size: int = -1) -> Any:
+              right_window_size: int = -1, unasked: tuple = ()) -> Any:
     extra = dict(zip((INPUTS[p] for p in given[3:]), rest, strict=False))
     flat = Q.ndim == 3
     if flat:

@@ -12,6 +12,7 @@ from ...ops.params import ParamError, normalize_axis
 from ...ops.templates import checked, dims, groups, reads_ranks, typed
 from ...syntax.ast import Clause, DimVar, TensorPattern
 from ..dtypes import dtype_of
+from ..shared import NotKnown
 
 
 def _onto(a: list[DimVar], rank: int, prefix: str, what: str
@@ -81,43 +82,52 @@ def _channels(x: Any, least: int, op: str) -> list[DimVar]:
 
 
 def _batch_norm(types: tuple, outputs: int, counts: tuple[int, int], training: str,
-                scale: str, stats: str) -> dict[str, Any]:
+                scale: str, stats: str, unasked: tuple = ()) -> dict[str, Any]:
     """BatchNormalization: Y like X (N, C, ...) of T; scale and B of X's C entries and
     dtype ``scale``, the input mean and variance of C entries and dtype ``stats``, and
     so are the outputs past Y (ONNX's schemas: one T up to opset 13, T and U at 14, T,
     T1 and T2 from 15). A node has ``counts[1]`` outputs in training, else Y alone
     (ONNX's schema takes those two counts, its shape inference the one ``training``
-    says; onnxruntime refuses the others)."""
+    says; onnxruntime refuses the others). In training onnxruntime needs the running mean
+    and variance asked (not empty names: ``unasked``) and the saved ones both or
+    neither; it crashes or fails otherwise, where the spec computes them: untyped."""
     if outputs not in counts:
         raise ParamError(f"{counts[1]} outputs in training ({training}), else 1 (Y); the "
                          f"node has {outputs}")
+    if outputs > 1 and ({1, 2} & set(unasked) or len({3, 4} & set(unasked)) == 1):
+        raise NotKnown("onnxruntime's kernel crashes or fails in training where the running "
+                       "mean or variance is not asked for, or one saved statistic of the "
+                       "two (an empty output name); the spec computes them")
     a = _channels(types[0], 2, "BatchNormalization")
     c, s = typed([a[1]], scale), typed([a[1]], stats)
     return {"x": a, "rest": [c, c, s, s], "outs": [typed(a, "T"), *[s] * (outputs - 1)]}
 
 
 @reads_ranks
-def build_batch_norm_7(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]:
+def build_batch_norm_7(types: tuple, outputs: int = 1, unasked: tuple = (), **_: Any
+                       ) -> dict[str, Any]:
     """BatchNormalization, opsets 7 to 13: every tensor of X's T; 5 outputs (Y, the
     running mean and variance, the saved mean and inverse deviation) in training."""
-    return _batch_norm(types, outputs, (1, 5), "5 outputs", "T", "T")
+    return _batch_norm(types, outputs, (1, 5), "5 outputs", "T", "T", unasked)
 
 
 @reads_ranks
-def build_batch_norm_14(types: tuple, outputs: int = 1, training_mode: int = 0, **_: Any
+def build_batch_norm_14(types: tuple, outputs: int = 1, training_mode: int = 0,
+                        unasked: tuple = (), **_: Any
                         ) -> dict[str, Any]:
     """BatchNormalization, opset 14: X, scale and B of T, the mean and variance of U."""
     _trained(outputs, training_mode)
-    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T", "U")
+    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T", "U", unasked)
 
 
 @reads_ranks
-def build_same_shape_stats(types: tuple, outputs: int = 1, training_mode: int = 0, **_: Any
+def build_same_shape_stats(types: tuple, outputs: int = 1, training_mode: int = 0,
+                           unasked: tuple = (), **_: Any
                            ) -> dict[str, Any]:
     """BatchNormalization, opset 15 on: X of T, scale and B of T1, the mean and variance
     of T2 (each float type on its own)."""
     _trained(outputs, training_mode)
-    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T1", "T2")
+    return _batch_norm(types, outputs, (1, 3), "training_mode 1", "T1", "T2", unasked)
 
 
 def _trained(outputs: int, training_mode: int) -> None:
@@ -178,7 +188,7 @@ def build_lrn(types: tuple, size: int, **_: Any) -> dict[str, Any]:
 
 def batch_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, mean: np.ndarray,
                var: np.ndarray, *, epsilon: float = 1e-5, momentum: float = 0.9,
-               training_mode: int = 0, outputs: int = 1) -> Any:
+               training_mode: int = 0, outputs: int = 1, unasked: tuple = ()) -> Any:
     """Y of X's dtype, the statistics of the input mean's (their schemas' T and T2);
     in training (``training_mode``, or 5 outputs before opset 14) Y is normalised by the
     batch's mean and variance, and the running ones move toward them by ``momentum``;

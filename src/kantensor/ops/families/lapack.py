@@ -132,8 +132,8 @@ def numpy_pinv(m: DimVar, n: DimVar, square: list, eps: bool) -> list:
                         [*square, checked(InCategory(x, _PINV_INEXACT), _pinv_refused)],
                         loop="+"),
             alternative(a, [typed([n, m], "x")], [
-                *square, checked((m * n).eq(0), unsupported),
-                checked(InCategory(x, ("float16",)), _pinv_refused)], loop="+")]
+                *square, checked(InCategory(x, ("float16",)), _pinv_refused),
+                checked((m * n).eq(0), unsupported)], loop="+")]
     if eps:
         return alts
     filled = checked(m * n >= 1, lambda _, types: (
