@@ -251,3 +251,54 @@ def test_batch_norm_in_training_of_an_empty_statistic(opset, outputs, attributes
         assert holds is True, got
         assert [typed[o] for o in outputs if o] == [["n", 3, 4] if o == "y" else [3]
                                                    for o in outputs if o], typed
+
+
+@pytest.mark.parametrize("onesided, step", list(itertools.product((0, 1), (1, 2))))
+def test_stft_of_a_negative_frame_length(onesided, step):
+    """STFT by a negative frame_length: onnxruntime runs it over no batch where its bins
+    (``fl // 2 + 1`` onesided, else ``fl``) are not negative, and refuses it elsewhere;
+    the contract refused it at every size, by a raw where-clause. Now exact, and its
+    refusal says why."""
+    for length in (-1, -2, -3):
+        node = helper.make_node("STFT", ["x", "st", "", "fl"], ["y"], onesided=onesided)
+        inits = (numpy_helper.from_array(np.array(step, np.int64), "st"),
+                 numpy_helper.from_array(np.array(length, np.int64), "fl"))
+        model = model_of([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                                                ["b", "l", 1])],
+                         17, outputs=("y",), initializers=inits)
+        if onesided and length >= -2:
+            seen = _exact(model, {"x": ["b", "l", 1]}, "b l", range(4))
+            assert seen == {"ran": 4, "refused": 12}, (length, seen)
+            continue
+        with pytest.raises(ValueError, match="negative number of bins"):
+            ko.contract(model)
+        for b, n in itertools.product(range(3), range(4)):
+            got = ortrun.run(model, {"x": np.ones((b, n, 1), np.float32)})
+            assert isinstance(got, ortrun.Refusal), (length, b, n, got)
+    node = helper.make_node("STFT", ["x", "st", "", "fl"], ["y"], onesided=1)
+    model = model_of([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3, 1])],
+                     17, outputs=("y",), initializers=(
+                         numpy_helper.from_array(np.array(step, np.int64), "st"),
+                         numpy_helper.from_array(np.array(-1, np.int64), "fl")))
+    with pytest.raises(TypeError, match="frame_length below 1 over a batch"):
+        ko.contract(model)
+
+
+@pytest.mark.parametrize("opset", [20, 22])
+def test_grid_sample_of_another_rank(opset):
+    """GridSample of a 3-d or 6-d X (one or four spatial axes, the spec's from opset 20):
+    onnxruntime's kernel refuses it at every size ("Only 4-D or 5-D tensor is
+    supported"); it was typed. Left untyped (undecided) at every point."""
+    for k in (1, 4):
+        inputs = {"x": ["n", "c", *[f"a{i}" for i in range(k)]],
+                  "g": ["n", *[f"o{i}" for i in range(k)], k]}
+        model = _model("GridSample", opset, inputs)
+        contract = ko.contract(model)
+        for n, a, o in itertools.product((1, 2), (1, 2), (1, 2)):
+            sizes = {"n": n, "c": 1} | {f"a{i}": a for i in range(k)} | {
+                f"o{i}": o for i in range(k)}
+            feeds = {"x": np.ones([n, 1] + [a] * k, np.float32),
+                     "g": np.zeros([n] + [o] * k + [k], np.float32)}
+            got = ortrun.run(model, feeds)
+            assert isinstance(got, ortrun.Refusal) and "GridSample" in got.why, got
+            assert contract.holds(**sizes).value is None, (k, sizes)

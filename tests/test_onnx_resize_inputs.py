@@ -239,3 +239,84 @@ def test_a_roi_of_a_named_length(opset, axes):
                 seen[_judge(model, contract, typed, feeds, sizes,
                             (rank, scale, point, o))] += 1
     assert seen["refused"] >= 20 and seen["valid"] >= 10, seen
+
+
+@pytest.mark.parametrize("opset", [11, 12, 13, 18])
+def test_scales_not_known_beside_empty_sizes(opset):
+    """Scales not known (a graph input of ``k`` elements) beside a constant empty sizes:
+    onnxruntime refuses at every ``k`` ("Only one of scales or sizes must be provided",
+    or neither); the contract said valid at ``k`` = the rank. kantensor refuses it."""
+    inits = [numpy_helper.from_array(np.zeros(0, np.int64), "sz")]
+    names = ["x", "", "sc", "sz"]
+    if opset < 13:
+        inits.append(numpy_helper.from_array(np.zeros(0, np.float32), "roi"))
+        names[1] = "roi"
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["d0", "d1"]),
+           helper.make_tensor_value_info("sc", TensorProto.FLOAT, ["k"])]
+    graph = helper.make_graph([helper.make_node("Resize", names, ["y"])], "g", ins,
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    contract, typed = _contract(model)
+    assert isinstance(contract, Exception) and "scales not known beside" in str(contract)
+    for d0, d1, k in itertools.product(range(3), range(3), range(4)):
+        feeds = {"x": np.ones((d0, d1), np.float32), "sc": np.full(k, 2.0, np.float32)}
+        assert _judge(model, contract, typed, feeds, {"d0": d0, "d1": d1, "k": k},
+                      (d0, d1, k)) == "refused"
+
+
+@pytest.mark.parametrize("opset", [11, 13, 18])
+def test_a_roi_of_another_rank(opset):
+    """tf_crop_and_resize with a roi of rank 0 or 2 (a graph input): onnxruntime reads it
+    flattened ("size of roi array should be 2 * N"); the contract took it as no roi and
+    said valid at every size. Judged at every point of the roi's axes in 0..4 and X's
+    sizes in 0..2: never valid where onnxruntime refuses, never invalid where it runs."""
+    seen = {"refused": 0, "valid": 0, "undecided": 0}
+    for roi_shape in (["o", "p"], []):
+        ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["d0", "d1"]),
+               helper.make_tensor_value_info("roi", TensorProto.FLOAT, roi_shape)]
+        scales = numpy_helper.from_array(np.full(2, 2.0, np.float32), "sc")
+        node = helper.make_node("Resize", ["x", "roi", "sc"], ["y"], mode="nearest",
+                                coordinate_transformation_mode="tf_crop_and_resize")
+        graph = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info(
+            "y", TensorProto.FLOAT, None)], [scales])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 8
+        contract, typed = _contract(model)
+        lengths = itertools.product(range(5), repeat=len(roi_shape))
+        for roi, d0, d1 in itertools.product(list(lengths), range(3), range(3)):
+            sizes = {"d0": d0, "d1": d1} | dict(zip("op", roi, strict=False))
+            count = int(np.prod(roi, dtype=int))
+            feeds = {"x": np.ones((d0, d1), np.float32),
+                     "roi": np.tile(np.float32([0.0, 1.0]), count)[:count].reshape(roi)}
+            seen[_judge(model, contract, typed, feeds, sizes, (roi_shape, roi, d0, d1))] += 1
+    assert seen["refused"] >= 50 and seen["valid"] >= 50, seen
+
+
+@pytest.mark.parametrize("opset", [18, 19])
+def test_scales_under_an_aspect_ratio_policy(opset):
+    """Resize-18 with scales (constant, computed or a graph input) and a
+    keep_aspect_ratio_policy other than stretch: ONNX's inference in onnxruntime refuses
+    it at every size ("Providing `scales` is incompatible with a
+    `keep_aspect_ratio_policy` other than stretch"); it was typed. kantensor refuses it;
+    an empty constant scales beside sizes still runs under the policy."""
+    for policy, how in itertools.product(("not_larger", "not_smaller"),
+                                         ("const", "computed", "input")):
+        model = _model("Resize", opset, 2, scales=(how, (2,) if how == "input" else [2.0, 2.0]))
+        model.graph.node[-1].attribute.append(
+            helper.make_attribute("keep_aspect_ratio_policy", policy))
+        contract, typed = _contract(model)
+        assert isinstance(contract, Exception) and "keep_aspect_ratio_policy" in str(contract)
+        for point in itertools.product(range(3), repeat=2):
+            feeds = {"x": np.ones(point, np.float32)}
+            if how == "input":
+                feeds["sc"] = np.full(2, 2.0, np.float32)
+            sizes = {"d0": point[0], "d1": point[1]}
+            assert _judge(model, contract, typed, feeds, sizes, (policy, how)) == "refused"
+        model = _model("Resize", opset, 2, scales=("const", np.zeros(0)), sizes=("const", [3, 4]))
+        model.graph.node[-1].attribute.append(
+            helper.make_attribute("keep_aspect_ratio_policy", policy))
+        contract, typed = _contract(model)
+        feeds = {"x": np.ones((2, 2), np.float32)}
+        assert _judge(model, contract, typed, feeds, {"d0": 2, "d1": 2}, policy) == "valid"

@@ -55,7 +55,7 @@ of ``types/`` that build Dims (:mod:`~kantensor.types.dimdivide`, ``dimminmax``,
 ``symbols``, the ``canon*`` and ``quasi*`` modules): :func:`dim_add`, :func:`dim_mul`,
 :func:`dim_pow`, :func:`dim_split`, :func:`exact_quotient`, :func:`opaque_dim`,
 :func:`atom_dim`, :func:`from_poly`, :func:`from_terms`, :func:`kept_divisors`; none
-imports another module's private names (``tests/test_layers.py``).
+imports another module's private names (``tests/test_imports.py``).
 """
 
 from __future__ import annotations

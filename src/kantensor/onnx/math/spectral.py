@@ -11,7 +11,7 @@ import numpy as np
 from ...ops.params import ParamError, normalize_axis
 from ...ops.sizes import SizeNames, dim_expr
 from ...ops.templates import builder, checked, dims, signed, size_of, typed
-from ...syntax.ast import Clause, DimExpr, DimVar, dim_min
+from ...syntax.ast import Clause, DimExpr, DimVar, dim_max, dim_min
 from ..dtypes import dtype_of
 from ..shared import NotKnown, rest_operands
 
@@ -142,7 +142,9 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
                frame_length_value: Any = None, onesided: int = 1, **_: Any) -> dict[str, Any]:
     """STFT: (batch, frames, bins, 2), frames = (length - frame_length)//step + 1; the
     signal's last axis 1 (real) or 2 (complex), as the spec and onnxruntime say; a frame
-    of no sample only over no batch (onnxruntime's process dies of SIGFPE otherwise)."""
+    of no sample (a frame_length of 0 or less) only over no batch (onnxruntime's process
+    dies of SIGFPE otherwise; a negative one it runs over no batch where the bins, ``fl //
+    2 + 1`` onesided, else ``fl``, are not negative: refused where they are)."""
     step = frame_step_value[0] if frame_step_value else None
     if 3 in given:
         length = frame_length_value[0] if frame_length_value else None
@@ -157,13 +159,20 @@ def build_stft(types: tuple, given: tuple, frame_step_value: Any = None,
     fl = DimVar(window) if length is None else signed(length) if isinstance(length, int) \
         else dim_expr(length)
     bins = fl // 2 + 1 if onesided else fl
+    if isinstance(length, int) and (length // 2 + 1 if onesided else length) < 0:
+        raise ParamError(f"a frame_length of {length} makes a negative number of bins "
+                         f"({'onesided ' if onesided else ''}frame_length // 2 + 1 or "
+                         "frame_length): onnxruntime refuses it at every size")
     operands = [typed([b, l, c], "T"), typed([], "I")]
     if 2 in given:
         operands.append(typed([fl], "T"))
     if 3 in given:
         operands.append(typed([], "I"))
+    framed = checked(dim_min(dim_max(fl, 0), 1) >= dim_min(b, 1), lambda v, types: (
+        f"a frame_length below 1 over a batch of {types[0]} that is not empty: onnxruntime "
+        "runs an STFT of no sample per frame over no batch only"))
     return {"inputs": operands, "y": [b, (l - fl) // step + 1, bins, 2],
-            "fits": [l >= fl, ((c - 1) * (c - 2)).eq(0), dim_min(fl, 1) >= dim_min(b, 1)]}
+            "fits": [l >= fl, ((c - 1) * (c - 2)).eq(0), framed, bins >= 0]}
 
 
 def stft(signal: np.ndarray, step: np.ndarray, *rest: np.ndarray, given: tuple = (0, 1),

@@ -18,8 +18,13 @@ from ..shared import NotKnown
 def build_grid_sample(types: tuple, **_: Any) -> dict[str, Any]:
     """GridSample: (N, C, spatial...) sampled at a grid (N, out..., r) -> (N, C, out...);
     every spatial axis of X at least 1, as onnxruntime requires whatever the grid ("Input
-    spatial dimensions must be non-empty for sampling")."""
+    spatial dimensions must be non-empty for sampling"). Of another rank than 4 or 5
+    (the spec's any number of spatial axes, from opset 20) it is left untyped:
+    onnxruntime's kernel refuses it ("Only 4-D or 5-D tensor is supported")."""
     x = types[0]
+    if x.ndim not in (4, 5):
+        raise NotKnown(f"GridSample of a {x.ndim}-d X: onnxruntime's kernel runs 4-D or 5-D "
+                       "ones only, the spec any number of spatial axes")
     k = x.ndim - 2
     out, spatial = dims("o", k), dims("a", k)
     n, c = dims("n c")

@@ -22,6 +22,7 @@ from .resizecheck import (
     entries,
     exact_through,
     float32_scaled,
+    input_type,
     interpolates,
     of_ratio,
     roi_fits,
@@ -108,11 +109,13 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
     ``scales`` with a ``sizes`` input (even an empty one) is refused, as onnxruntime
     does ("Only one of scales or sizes must be provided"; the spec: only one of them),
     and so are both empty or omitted, ``tf_crop_and_resize`` with a ``roi`` of another
-    length than 2 entries per axis (onnxruntime: "size of roi array should be 2 * N";
-    without ``axes`` it reads the roi only where the output is not empty: a condition),
-    and a known scale of 0 or less, or infinite. Each size ``w`` an axis of size ``n`` is resized
-    to needs ``w`` and ``n`` both 0 or both at least 1 (the scale ``w / n`` onnxruntime
-    applies is greater than 0, :mod:`.resizecheck`). Where onnxruntime's kernel
+    number of entries (of any shape: read flattened) than 2 per axis (onnxruntime: "size
+    of roi array should be 2 * N"; without ``axes`` it reads the roi only where the
+    output is not empty: a condition), a known scale of 0 or less, or infinite, and
+    scales under a keep_aspect_ratio_policy other than stretch (ONNX's inference, in
+    onnxruntime too). Each size ``w`` an axis of size ``n`` is resized to needs ``w`` and
+    ``n`` both 0 or both at least 1 (the scale ``w / n`` onnxruntime applies is greater
+    than 0, :mod:`.resizecheck`). Where onnxruntime's kernel
     interpolates linearly or cubically only by some scales
     (:func:`.resizecheck.interpolates`), that is a condition (scales from sizes) or
     decided (known scales): a Resize it refuses at every size, or where it is not
@@ -192,6 +195,10 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
             for ax, r in enumerate(_scales(x, picked, None, values, policy)):
                 one[ax], at_least[ax] = of_ratio(r)
     elif 2 in given:
+        if policy != "stretch":  # (ONNX's inference, in onnxruntime too, at every size)
+            raise ParamError("Providing scales is incompatible with a keep_aspect_ratio_policy "
+                             f"other than stretch (not {policy!r}): the spec applies it to "
+                             "sizes only")
         values = scales_value
         if values is None or len(values) != len(picked) or any(v is None for v in values):
             for ax in picked:
@@ -238,8 +245,10 @@ def build(types: tuple, given: tuple, scales_value: Any = None, sizes_value: Any
                                   empty_scales_run)
     clauses.extend(more_clauses)
     if coordinate_transformation_mode == "tf_crop_and_resize" and isinstance(length, Dim):
-        read[1] = [DimVar("o")]  # (a roi of a length not known: what onnxruntime reads)
-        clauses.append(roi_fits(read[1][0], x.ndim, len(picked) if axes else None, out))
+        rank = input_type(types, given, 1).ndim  # (a roi of entries not known: read flat)
+        read[1] = [DimVar("o")] if rank == 1 else dims("o", rank)
+        clauses.append(roi_fits(size_of(read[1]), x.ndim, len(picked) if axes else None,
+                                out))
     rest = [typed(read.get(k, g.dims), _DTYPES[k])
             for g, k in zip(groups("r", more), places, strict=True)]
     return {"x": a, "rest": rest, "sizes": sizes.patterns(), "y": out, "fits": clauses}

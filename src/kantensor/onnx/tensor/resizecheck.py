@@ -154,9 +154,10 @@ def entries(types: tuple, given: tuple, scales_value: Any, sizes_value: Any,
     """The dims of the scales (place 2) or sizes (3) input whose values are not known,
     and their clauses: onnxruntime reads, as the spec says, one element per resized axis
     (``count``: "Number of elements in scales should be equal to rank"), the scales of
-    any shape, so that is their product. Scales not known beside a sizes input not known
-    empty: at opsets 11 and 12 (``empty_scales_run``) onnxruntime's kernel reads the sizes
-    where the scales are empty (their product 0, as the spec asks), from opset 13 ONNX's
+    any shape, so that is their product. Scales not known beside a sizes input: at opsets
+    11 and 12 (``empty_scales_run``) onnxruntime's kernel reads the sizes where the scales
+    are empty (their product 0, as the spec asks) and refuses other scales, and refuses
+    empty scales beside an empty sizes (so both at every length); from opset 13 ONNX's
     inference refuses both ("Either sizes or scales must be provided, but not both").
     Sizes not known of a length not known are left untyped (ONNX's inference in
     onnxruntime reads them as empty and refuses the model; a known length it checks),
@@ -168,11 +169,15 @@ def entries(types: tuple, given: tuple, scales_value: Any, sizes_value: Any,
     clauses: list[Clause] = []
     if 2 in given and scales_value is None:
         wanted = count
-        if 3 in given and not sizes_empty:
+        if 3 in given:
             if not empty_scales_run:
                 raise ParamError("scales not known beside a sizes input: onnxruntime refuses "
                                  "both from opset 13 (Either sizes or scales must be "
                                  "provided, but not both)")
+            if sizes_empty:
+                raise ParamError("scales not known beside an empty sizes: onnxruntime "
+                                 "refuses them at every length (Only one of scales or "
+                                 "sizes must be provided as input, or neither is)")
             wanted = 0
         elements = dims("e", input_type(types, given, 2).ndim)
         out[2] = elements
@@ -199,12 +204,12 @@ def input_type(types: tuple, given: tuple, place: int) -> Any:
 
 
 def roi_length(types: tuple, given: tuple) -> Any:
-    """The ``roi`` input's length where it is given (its type's one axis: an int where
-    known), else None: an omitted one onnxruntime reads as the whole input."""
+    """The ``roi`` input's number of entries where it is given (the product of its
+    type's axes, as onnxruntime reads it flattened: an int where known, else a Dim),
+    else None: an omitted one onnxruntime reads as the whole input."""
     if 1 not in given:
         return None
-    roi = input_type(types, given, 1)
-    return roi.shape[0] if roi.ndim == 1 else None
+    return math.prod(input_type(types, given, 1).shape, start=1)
 
 
 def roi_fits(o: DimExpr, rank: int, picked: int | None, out: list) -> Compare:
