@@ -39,6 +39,9 @@ __all__ = ["MAX_WITNESS", "UndecidedAnswer", "judge"]
 #: leaves a few values (bounded work per answer: one evaluation per size and equation).
 MAX_WITNESS = 4096
 
+#: The sizes tried first, before any method is asked (most witnesses are small).
+SMALL = 64
+
 #: The most values a method's set of values is tried at.
 MAX_VALUES = 1 << 16
 
@@ -93,18 +96,25 @@ def _judge(pending: tuple, s: dict) -> None:
         if _witness(v, diffs, compares.get(v, ()), s, pending) is None:
             left, right = sides[0]
             raise UndecidedAnswer(f"{readable(left)} == {readable(right)}",
-                                  v if isinstance(v, str) else str(v))
+                                  v if isinstance(v, str) else readable(unknown(v)))
 
 
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
              ) -> int | None:
     """A size at which every equation ``diff == 0`` of ``diffs`` and every comparison
     ``diff op 0`` of ``compares`` holds (and, for a named size, that the facts allow),
-    or None where none is found among :func:`_tried`."""
-    tried = _tried(v, diffs, s, pending)
-    if tried is None:
-        return None
+    or None where none is found among the :data:`SMALL` sizes and :func:`_tried`."""
     facts = facts_of(s)
+    found = _first(v, range(SMALL), diffs, compares, facts)
+    if found is not None:
+        return found
+    tried = _tried(v, diffs, s, pending)
+    return None if tried is None else _first(v, tried, diffs, compares, facts)
+
+
+def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts: Any
+           ) -> int | None:
+    compares = tuple(compares)
     for k in tried:
         at = {v: k}
         if all(may_hold(d, at) for d in diffs) and all(_compares(op, d, at)
