@@ -10,11 +10,16 @@ naming the condition, which ``kt.query`` states in its ``where``. Answers decide
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from kanren import eq, membero, run
 from unification import var
 
 import kantensor as kt
+import sizing
 from kantensor.query import UndecidedAnswer
+
+EXAMPLES = sizing.size("RUN_PENDING_EXAMPLES", 20, 400)
 
 #: the input's open or named size is judged over this range (past every period here,
 #: 257 and 17*19 = 323, and past where m//1000 reaches the outputs)
@@ -101,3 +106,28 @@ def test_an_open_answer_over_an_undecided_equation_is_refused_too():
 def test_query_states_the_condition_run_refuses():
     sols = kt.query("(n),(m)->((m*m) % 257)", ["float32[3]", "float32[b]"], ["float32[3]"])
     assert [str(c) for c in sols[0].where] == ["3 == (b**2) % 257"]
+
+
+#: polynomials in m, and int divisors whose residue classes are more than are read
+#: (each a period: Python's values over two periods are every value there is)
+polys = st.sampled_from(["m*m", "m*m + m", "m*m*m", "2*m*m + 1", "m*m + 3*m + 5"])
+periods = st.sampled_from([(257,), (263,), (17, 19), (13, 23), (11, 29)])
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(poly=polys, period=periods, named=st.booleans(), outs=st.sets(
+    st.integers(0, 40), min_size=1, max_size=6))
+def test_run_over_large_periods_gives_only_true_answers(poly, period, named, outs):
+    """A remainder sum over divisors whose classes are not read: what ``run`` gives is
+    what some size gives (Python over two periods), and what it refuses it names."""
+    expr = " + ".join(f"({poly}) % {d}" for d in period)
+    values = set()
+    for m in range(1300):  # past two periods of each (the longest: 17*19 = 323)
+        values.add(eval(expr, {}, {"m": m}))  # noqa: S307
+    got, error = _answers(f"(n),(m)->({expr})", "b" if named else None, sorted(outs))
+    assert set(got) <= values, (expr, set(got) - values)
+    if error is None:
+        assert set(got) == values & outs, expr  # refused nothing: it gave everything
+    else:
+        assert error.condition.endswith(f"% {period[-1]}"), error.condition
