@@ -36,7 +36,8 @@ MAX_VALUES = 64
 #: exceeds its dividend.
 MAX_TRIED = 256
 #: Most sizes tried where the floors' bounds end ``diff`` (logic/polyends): more than
-#: :data:`MAX_TRIED`, since only they decide it there (else a grounding waits unjudged).
+#: :data:`MAX_TRIED`, since only they decide it there (else a grounding waits for a
+#: witness, :mod:`.witness`).
 MAX_BOUNDED = 2048
 
 
@@ -181,8 +182,9 @@ def _end(diff: DimLike, v: Any) -> int | None:
 MAX_PERIOD = 12
 MAX_CLASSES = 32
 #: The most classes tried where neither those nor the floors' bounds (logic/polyends)
-#: decide an equation: else it waits, and ``run`` grounds its other side unjudged
-#: (``m//m + (m*m) % 33 == 3`` holds nowhere: 2 is no square modulo 3).
+#: decide an equation: else it waits, and ``run`` gives its other side only where a
+#: witness holds (:mod:`.witness`; ``m//m + (m*m) % 33 == 3`` holds nowhere: 2 is no
+#: square modulo 3).
 MAX_FAR_CLASSES = 256
 
 

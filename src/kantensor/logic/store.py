@@ -26,7 +26,8 @@ from unification import unify
 from .rigid import facts_of, kept_rigid, unify_rigid
 from .terms import GROUND, VARS, Fresh, Symbol, TensorTerm, isvar, term_vars, walk
 
-__all__ = ["Beyond", "Constraint", "Reason", "TypeStore", "copy_state", "explaining",
+__all__ = ["Beyond", "Constraint", "Reason", "TypeState", "TypeStore", "copy_state",
+           "explaining",
            "facts_of", "fail_because",
            "fresh_state", "labelo", "post", "propagate", "relations_first", "said",
            "unify_oc"]
@@ -289,23 +290,30 @@ class TypeStore(ConstraintStore):
         return f"kantensor: {len(self.pending)} pending"
 
 
-def fresh_state(S: Any) -> ConstrainedState:
-    """A copy of ``S`` as a ConstrainedState with a TypeStore (never ``S`` itself)."""
+class TypeState(ConstrainedState):
+    """The kanren state a relation's goal yields: kanren's ``ConstrainedState``, whose
+    reification (kanren's ``run``) first judges the size equations still pending in it
+    (:mod:`.witness`), since ``run`` shows no conditions."""
+
+
+def fresh_state(S: Any) -> TypeState:
+    """A copy of ``S`` as a :class:`TypeState` with a TypeStore (never ``S`` itself)."""
     if isinstance(S, ConstrainedState):
         S = copy_state(S)
     else:
         data = dict(S)
-        S = ConstrainedState.__new__(ConstrainedState)
+        S = TypeState.__new__(TypeState)
         S.data, S.constraints = data, {}
     if TypeStore not in S.constraints:
         S.constraints[TypeStore] = TypeStore()
     return S
 
 
-def copy_state(S: ConstrainedState) -> ConstrainedState:
-    """``S.copy()``: its substitution and a copy of each store, made without
-    ``UserDict``'s item-by-item ``update`` (the solver copies a state per alternative)."""
-    new = S.__class__.__new__(S.__class__)
+def copy_state(S: ConstrainedState) -> TypeState:
+    """``S.copy()`` as a :class:`TypeState`: its substitution and a copy of each store,
+    made without ``UserDict``'s item-by-item ``update`` (the solver copies a state per
+    alternative)."""
+    new = TypeState.__new__(TypeState)
     new.data = S.data.copy()
     new.constraints = {k: v.copy() for k, v in S.constraints.items()}
     return new

@@ -22,6 +22,7 @@ from unification import isvar, var
 
 from ..logic.store import labelo
 from ..logic.terms import TensorTerm
+from ..logic.witness import UndecidedAnswer as UndecidedAnswer
 from ..ops import op_named
 from ..ops.inputcount import check_count
 from ..signature.arity import arities, check_arity
@@ -38,7 +39,8 @@ from .solutions import KEEP as KEEP
 from .solutions import MAX_LEN as MAX_LEN
 from .solutions import Solutions, TooManyAnswers, digest
 
-__all__ = ["Solutions", "TooManyAnswers", "pattern", "query", "relation", "resolve", "var"]
+__all__ = ["Solutions", "TooManyAnswers", "UndecidedAnswer", "pattern", "query", "relation",
+           "resolve", "var"]
 
 
 def resolve(op_or_signature: Any) -> Any:

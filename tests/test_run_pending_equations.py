@@ -1,0 +1,133 @@
+"""``relation(op)`` in ``kanren.run`` where an equation over one size stays pending and
+nothing decides it (int divisors whose residue classes are too many to read: a
+remainder by 257, by 17 and 19 together): ``run`` shows no conditions, so it must never
+give such an answer as true. Every answer it gives is one some size of the input gives
+(judged by Python's ``//`` and ``%`` over sizes past the divisors' period, so the set is
+exact); an answer it cannot judge raises :class:`kantensor.query.UndecidedAnswer`
+naming the condition, which ``kt.query`` states in its ``where``. Answers decided today
+(few values, bounds, a witness among small sizes) are still given."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kanren import eq, membero, run
+from unification import var
+
+import kantensor as kt
+import sizing
+from kantensor.query import UndecidedAnswer
+
+EXAMPLES = sizing.size("RUN_PENDING_EXAMPLES", 20, 400)
+
+#: the input's open or named size is judged over this range (past every period here,
+#: 257 and 17*19 = 323, and past where m//1000 reaches the outputs)
+WIDE = range(5000)
+
+UNDECIDED = [
+    ("(n),(m)->((m*m) % 257)", lambda n, m: (m * m) % 257, range(8), "% 257"),
+    ("(n),(m)->((m*m) % 17 + (m*m) % 19)", lambda n, m: (m * m) % 17 + (m * m) % 19,
+     range(40), "% 19"),
+]
+#: decided today, by few values, bounds or a small witness: every answer Python gives
+DECIDED = [
+    ("(n),(m)->(m//(2*m) + 5)", lambda n, m: m // (2 * m) + 5, range(12)),
+    ("(n),(m)->(m*((m + 1)//(2*m)) + 5)", lambda n, m: m * ((m + 1) // (2 * m)) + 5,
+     range(12)),
+    ("(n),(m)->(m//1000)", lambda n, m: m // 1000, range(4)),
+    ("(n),(m)->(m % 257)", lambda n, m: m % 257, range(260, 262)),
+    ("(n),(m)->((m*m) % 7)", lambda n, m: (m * m) % 7, range(7)),
+]
+
+
+def _python(fn, outs) -> set[int]:
+    found = set()
+    for m in WIDE:
+        try:
+            value = fn(3, m)
+        except ZeroDivisionError:
+            continue
+        if value in outs:
+            found.add(value)
+    return found
+
+
+def _answers(text: str, second: str | None, outs) -> tuple[list[int], UndecidedAnswer | None]:
+    op = kt.op(text, name="pending")(lambda a, b: a)
+    size = kt.TensorType("float32", (kt.Dim(second),)) if second else \
+        kt.pattern("float32", (var(),))
+    n1 = var()
+    got: list[int] = []
+    try:
+        for a in run(None, n1, kt.relation(op)(kt.pattern("float32", (3,)), size,
+                                               kt.pattern("float32", (n1,))),
+                     membero(n1, tuple(outs))):
+            got.append(a)
+    except UndecidedAnswer as e:
+        return got, e
+    return got, None
+
+
+@pytest.mark.parametrize("second", ["b", None], ids=["named", "open"])
+@pytest.mark.parametrize(("text", "fn", "outs", "shown"), UNDECIDED,
+                         ids=[c[0] for c in UNDECIDED])
+def test_run_never_grounds_an_undecided_equation(text, fn, outs, shown, second):
+    got, error = _answers(text, second, outs)
+    given = _python(fn, set(outs))
+    assert set(got) <= given, (text, set(got) - given)
+    assert error is not None, (text, got)
+    assert shown in error.condition
+    assert error.size == (second or "?")
+    assert "kt.query states such a condition" in str(error)
+
+
+@pytest.mark.parametrize("second", ["b", None], ids=["named", "open"])
+@pytest.mark.parametrize(("text", "fn", "outs"), DECIDED, ids=[c[0] for c in DECIDED])
+def test_run_keeps_every_decided_answer(text, fn, outs, second):
+    got, error = _answers(text, second, outs)
+    assert error is None, (text, str(error))
+    assert set(got) == _python(fn, set(outs)), text
+
+
+def test_an_open_answer_over_an_undecided_equation_is_refused_too():
+    """No size grounded by a goal: the answer ``float32[~n]`` claims some ``n`` has
+    ``(n*n) % 257 == 3`` (none has: 3 is no square modulo 257)."""
+    assert all((m * m) % 257 != 3 for m in range(257))
+    X = var()
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
+        run(0, X, kt.relation("(n)->((n*n) % 257)")(X, "float32[3]"))
+    # a value the equation allows, bound by a goal, is an answer
+    n = var()
+    assert run(0, n, kt.relation("(n)->((n*n) % 257)")(kt.pattern("float32", (n,)),
+                                                       "float32[4]"), eq(n, 2)) == (2,)
+
+
+def test_query_states_the_condition_run_refuses():
+    sols = kt.query("(n),(m)->((m*m) % 257)", ["float32[3]", "float32[b]"], ["float32[3]"])
+    assert [str(c) for c in sols[0].where] == ["3 == (b**2) % 257"]
+
+
+#: polynomials in m, and int divisors whose residue classes are more than are read
+#: (each a period: Python's values over two periods are every value there is)
+polys = st.sampled_from(["m*m", "m*m + m", "m*m*m", "2*m*m + 1", "m*m + 3*m + 5"])
+periods = st.sampled_from([(257,), (263,), (17, 19), (13, 23), (11, 29)])
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(poly=polys, period=periods, named=st.booleans(), outs=st.sets(
+    st.integers(0, 40), min_size=1, max_size=6))
+def test_run_over_large_periods_gives_only_true_answers(poly, period, named, outs):
+    """A remainder sum over divisors whose classes are not read: what ``run`` gives is
+    what some size gives (Python over two periods), and what it refuses it names."""
+    expr = " + ".join(f"({poly}) % {d}" for d in period)
+    values = set()
+    for m in range(1300):  # past two periods of each (the longest: 17*19 = 323)
+        values.add(eval(expr, {}, {"m": m}))  # noqa: S307
+    got, error = _answers(f"(n),(m)->({expr})", "b" if named else None, sorted(outs))
+    assert set(got) <= values, (expr, set(got) - values)
+    if error is None:
+        assert set(got) == values & outs, expr  # refused nothing: it gave everything
+    else:
+        assert error.condition.endswith(f"% {period[-1]}"), error.condition
