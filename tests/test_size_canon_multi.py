@@ -162,6 +162,14 @@ def test_decide_is_never_wrong_and_agrees_with_the_forms(seed, count) -> None:
     # a floor of one size the Dim algebra does not merge (coefficient 2) is a variable of u
     ((m // 2 - n // 3, (m + 2 * (n // 3) + 2) // 4 + (m + 2 * (n // 3)) // 4 - 2 * (n // 3)),
      "m//2 - n//3"),
+    # a floor by 2 over n + m % 2 beside one by 4 stays over it, or is folded back into
+    # it from over m + n: Hermite's identity over u = n + m % 2 meets both (canonunfold)
+    (((n + m % 2 + 1) // 4 + (n + m % 2) // 2, 3 * (n + m % 2) // 4),
+     "n - (n + m % 2 + 3)//4 + m % 2"),
+    (((m + n) // 2 + (n + m % 2 + 1) // 4, (n + m % 2) // 2 + m // 2 + (n + m % 2 + 1) // 4,
+      n + m % 2 - (n + m % 2 + 3) // 4 + m // 2), "n + (m + 1)//2 - (n + m % 2 + 3)//4"),
+    (((m + n + 1) // 2 + (n + m % 2) // 4, (n + m % 2 + 1) // 2 + m // 2 + (n + m % 2) // 4),
+     "n + (m + 1)//2 - (n + m % 2 + 2)//4"),
 ])
 def test_floors_of_a_linear_form_over_atoms_get_one_form(ways, form) -> None:
     """A linear form over sizes and atoms of one size ``>= 0`` (``n + m % 2``, ``m % 3 +
@@ -180,6 +188,7 @@ ATOMS = (m % 2, m % 3, dim_min(5, m), dim_max(2, m) % 3, dim_min(m, k), dim_max(
 @given(seed=st.integers(0, 2**32 - 1), which=st.integers(0, len(ATOMS) - 1),
        twice=st.booleans())
 @example(seed=80998, which=1, twice=False)  # n + m % 3 - (m + n) % 3: two forms on c93000e
+@example(seed=2569, which=0, twice=False)  # (3*u)//4 for u = n + m % 2: two forms on f40837b
 def test_sizes_of_a_linear_form_over_atoms_rewritten_get_one_form(seed, which, twice) -> None:
     """A random size of ``n`` with ``n`` read as ``n + a`` (``a`` an atom ``>= 0``: a
     remainder or a clamp of ``m``, a min or max of several) and the same size rewritten:

@@ -33,11 +33,13 @@ taken apart (``a % k`` as ``a - k*(a//k)``) and read back where that leaves fewe
 + n) % 2``), in passes (:data:`MAX_PASSES`). First, a remainder ``c*(a % e)`` of one
 size inside a floor or remainder by ``d`` of several sizes is written ``c*a`` where
 ``d`` divides ``c*e`` and no other atom of its argument holds it (``(n + m % 2)//2 +
-m//2`` is ``(m + n)//2``), one of min and max whose pieces agree modulo ``d`` has
-its multiple of ``d`` out (:mod:`kantensor.types.congruent`), one of parts of one
-size each has each part with a threshold written by its residues modulo ``d``
-(:mod:`kantensor.types.canonresidue`), and one over a size and its digits ``g*B + E``
-(``E`` bounded below ``g``) is by ``d/g`` (:mod:`kantensor.types.canonfloor`).
+m//2`` is ``(m + n)//2``), unless a floor by a ``d`` that does not divide it holds it
+(then floors over ``m + n`` go over ``n + m % 2``: :mod:`.canonunfold`), one of min
+and max whose pieces agree modulo ``d`` has its multiple of ``d`` out
+(:mod:`kantensor.types.congruent`), one of parts of one size each has each part with
+a threshold written by its residues modulo ``d`` (:mod:`kantensor.types.canonresidue`),
+and one over a size and its digits ``g*B + E`` (``E`` bounded below ``g``) is by
+``d/g`` (:mod:`kantensor.types.canonfloor`).
 
 Left as built (sound, not proven canonical): a part with a threshold that no such min
 or max or clamp is (``max(7, n) % 3 - 3*n``), a part whose period or threshold is past the limits of
