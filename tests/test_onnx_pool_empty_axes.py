@@ -22,6 +22,7 @@ from onnx import TensorProto, helper
 
 import kantensor as kt
 import kantensor.onnx as ko
+import ortrun
 import ortwindows
 
 #: Assignments of (n, c, w): an empty batch with every c and w, and non-empty ones.
@@ -137,3 +138,16 @@ def test_the_empty_batch_clause_is_listed_only_where_a_window_fits_an_empty_axis
     run = ortwindows.judge(ortwindows.Watched(_model("MaxPool", 12, shape, **attributes)),
                            {"x": np.zeros(shape, np.float32)})
     assert ("w >= min(1, n)" in atoms) is isinstance(run, list), (atoms, run)
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "MaxPool"])
+@pytest.mark.parametrize("extra", [{}, dict(strides=[2]), dict(dilations=[2])])
+def test_pads_not_smaller_than_the_kernel_are_refused_with_ceil_mode(op, extra):
+    """onnxruntime refuses a pool whose pads reach its kernel ("Pad should be smaller than
+    kernel") at every size, ceil_mode or not: the contract is refused, not ``W >= 1``."""
+    attributes = dict(kernel_shape=[1], pads=[0, 1], ceil_mode=1, **extra)
+    shape = [1, 1, 3]
+    run = ortrun.run(_model(op, 19, shape, **attributes), {"x": np.zeros(shape, np.float32)})
+    assert isinstance(run, ortrun.Refusal) and "PoolAttributes" in run.why, run
+    with pytest.raises(ValueError, match=r"pads \(0, 1\) must be smaller than kernel_shape"):
+        ko.contract(_model(op, 19, ["N", 1, "W"], **attributes))

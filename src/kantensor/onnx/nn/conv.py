@@ -140,9 +140,9 @@ class _Windows:
                 self.clauses.append(checked(a[2 + i] >= _some(a[0]), lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty and its batch is not: a "
                     "pool needs an input")))
-                if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
-                    raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
-                                     f"{tuple(kernel)} (as onnxruntime requires of a pool)")
+            if not conv and auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
+                raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
+                                 f"{tuple(kernel)} (as onnxruntime requires of a pool)")
         self.y = [a[0], wd[0] if conv else a[1], *out]
         self.params = {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
                        else None, "strides": tuple(strides),
