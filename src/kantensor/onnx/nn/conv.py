@@ -121,6 +121,14 @@ class _Windows:
                 # dilated: they differ (kernel 3, dilation 3 over 9: 5 positions or 9)
                 out.append(unknown[i])
                 self.clauses.append(unknown[i] >= 0)
+                reach = (kernel[i] - 1) * (dilations[i] - 1) // strides[i]
+                if reach:  # (its output, ceil(w/s) - reach at most, is not negative)
+                    self.clauses.append(checked(
+                        shifted(a[2 + i], strides[i] - 1) // strides[i] >= reach,
+                        lambda v, types, i=i: (
+                            f"the dilated window does not fit spatial axis {i} of "
+                            f"{types[0]} padded {auto_pad} as if undilated (onnxruntime "
+                            "computes a negative output size)")))
             else:
                 size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
                                pads[i + k], auto_pad, ceil_mode)
