@@ -22,6 +22,7 @@ from onnx import TensorProto, helper
 
 import kantensor as kt
 import kantensor.onnx as ko
+import ortrun
 import ortwindows
 
 #: Assignments of (n, c, w): an empty batch with every c and w, and non-empty ones.
@@ -137,3 +138,35 @@ def test_the_empty_batch_clause_is_listed_only_where_a_window_fits_an_empty_axis
     run = ortwindows.judge(ortwindows.Watched(_model("MaxPool", 12, shape, **attributes)),
                            {"x": np.zeros(shape, np.float32)})
     assert ("w >= min(1, n)" in atoms) is isinstance(run, list), (atoms, run)
+
+
+@pytest.mark.parametrize("op", ["AveragePool", "MaxPool"])
+@pytest.mark.parametrize("extra", [{}, dict(strides=[2]), dict(dilations=[2])])
+def test_pads_not_smaller_than_the_kernel_are_refused_with_ceil_mode(op, extra):
+    """onnxruntime refuses a pool whose pads reach its kernel ("Pad should be smaller than
+    kernel") at every size, ceil_mode or not: the contract is refused, not ``W >= 1``."""
+    attributes = dict(kernel_shape=[1], pads=[0, 1], ceil_mode=1, **extra)
+    shape = [1, 1, 3]
+    run = ortrun.run(_model(op, 19, shape, **attributes), {"x": np.zeros(shape, np.float32)})
+    assert isinstance(run, ortrun.Refusal) and "PoolAttributes" in run.why, run
+    with pytest.raises(ValueError, match=r"pads \(0, 1\) must be smaller than kernel_shape"):
+        ko.contract(_model(op, 19, ["N", 1, "W"], **attributes))
+
+
+@pytest.mark.parametrize("op, opset", [("MaxPool", 12), ("AveragePool", 19), ("LpPool", 18)])
+@pytest.mark.parametrize("auto_pad", ["SAME_UPPER", "SAME_LOWER"])
+def test_a_dilated_same_pool_holds_exactly_where_onnxruntime_runs(op, opset, auto_pad):
+    """onnxruntime pads a SAME pool as if undilated (total ``(ceil(w/s) - 1)*s + k - w``)
+    and then slides the dilated window: it refuses the output it computes where that is
+    negative (``w == 1``, kernel 3, dilation 2); the output size is left unknown."""
+    for k, s, d, ceil in itertools.product([2, 3, 4], [1, 2, 3], [2, 3], [0, 1]):
+        attributes = dict(kernel_shape=[k], strides=[s], dilations=[d], ceil_mode=ceil,
+                          auto_pad=auto_pad)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            contract = ko.contract(_model(op, opset, ["n", 1, "w"], **attributes))
+        for n, w in itertools.product(range(3), range(7)):
+            run = ortrun.run(_model(op, opset, [n, 1, w], **attributes),
+                             {"x": np.zeros((n, 1, w), np.float32)})
+            assert bool(contract.holds(n=n, w=w)) is isinstance(run, list), (
+                attributes, (n, w), run, contract.dsl())

@@ -15,6 +15,7 @@ from kanren import membero, run
 from unification import var
 
 import kantensor as kt
+from kantensor.logic.quotients import tail_values
 
 #: the sizes the inputs' named or open sizes are judged at; the outputs' grounded sizes
 WIDE = range(26)
@@ -314,3 +315,15 @@ def test_query_past_the_class_cap_answers_exactly_the_outputs_some_size_gives(ex
     for k in range(12):
         answers = list(kt.query(op, [a, b], [kt.TensorType("float32", (k,))]))
         assert bool(answers) == any(fn(3, m) == k for m in FAR), (expr, k, answers)
+
+
+def test_residue_classes_try_a_bounded_number_of_sizes():
+    """Past :data:`MAX_RESIDUE_TRIED` sizes over its 255 classes the fallback leaves an
+    equation undecided (None, never a guess) instead of trying each size below each
+    class's end (120k for ``3*(60000//(m + 1))``: seconds); below it, exactly the sizes
+    Python's ``//`` and ``%`` give (none past 600, where the quotient is 0 and 2 is no
+    square modulo 3)."""
+    m = kt.Dim("m")
+    assert tail_values((m * m) % 255 + 3 * (60000 // (m + 1)) - 2, "m") is None
+    near = tail_values((m * m) % 255 + 600 // (m + 1) - 2, "m")
+    assert near == tuple(v for v in range(2000) if (v * v) % 255 + 600 // (v + 1) == 2)

@@ -186,6 +186,9 @@ MAX_CLASSES = 32
 #: witness holds (:mod:`.witness`; ``m//m + (m*m) % 33 == 3`` holds nowhere: 2 is no
 #: square modulo 3).
 MAX_FAR_CLASSES = 256
+#: The most sizes :func:`_by_residues` tries over all its classes (each below its end):
+#: past it the equation is left undecided, never guessed.
+MAX_RESIDUE_TRIED = 8192
 
 
 def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
@@ -196,11 +199,11 @@ def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
     :data:`MAX_PERIOD` where an int divisor shows only from some size on, ``m % ((2*m)//m)``)
     each is a polynomial in ``t`` where its dividend is (the quotient's coefficients ints
     but for the last), so :func:`_tail` reads ``diff`` over ``t``; the sizes below each
-    class's end are tried one by one. None where some class has no end (or too many
-    sizes hold)."""
+    class's end are tried one by one. None where some class has no end, the sizes to
+    try are more than :data:`MAX_RESIDUE_TRIED` in all, or too many sizes hold."""
     key = object()  # t: a fresh unknown's key
     t = unknown(key)
-    found = []
+    ends = []
     for r in range(period):
         try:
             over = substitute(diff, {v: period * t + r})
@@ -209,8 +212,17 @@ def _by_residues(diff: Dim, v: Any, period: int) -> tuple[int, ...] | None:
         end = (0 if over else None) if isinstance(over, int) else _end(over, key)
         if end is None:
             return None
-        found += [period * k + r for k in range(end) if may_hold(diff, {v: period * k + r})]
-    return tuple(sorted(found)) if len(found) <= MAX_VALUES else None
+        ends.append((r, end))
+    if sum(end for _, end in ends) > MAX_RESIDUE_TRIED:
+        return None  # (undecided: ``(m*m) % 255 + 3*(60000//(m + 1))`` would try 120k)
+    found = []
+    for r, end in ends:
+        for k in range(end):
+            if may_hold(diff, {v: period * k + r}):
+                found.append(period * k + r)
+                if len(found) > MAX_VALUES:
+                    return None
+    return tuple(sorted(found))
 
 
 def _period(terms: tuple, v: Any, cap: int = MAX_CLASSES) -> int | None:

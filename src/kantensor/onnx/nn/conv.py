@@ -121,6 +121,14 @@ class _Windows:
                 # dilated: they differ (kernel 3, dilation 3 over 9: 5 positions or 9)
                 out.append(unknown[i])
                 self.clauses.append(unknown[i] >= 0)
+                reach = (kernel[i] - 1) * (dilations[i] - 1) // strides[i]
+                if reach:  # (its output, ceil(w/s) - reach at most, is not negative)
+                    self.clauses.append(checked(
+                        shifted(a[2 + i], strides[i] - 1) // strides[i] >= reach,
+                        lambda v, types, i=i: (
+                            f"the dilated window does not fit spatial axis {i} of "
+                            f"{types[0]} padded {auto_pad} as if undilated (onnxruntime "
+                            "computes a negative output size)")))
             else:
                 size = _window(a[2 + i], kernel[i], strides[i], dilations[i], pads[i],
                                pads[i + k], auto_pad, ceil_mode)
@@ -140,9 +148,9 @@ class _Windows:
                 self.clauses.append(checked(a[2 + i] >= _some(a[0]), lambda v, types, i=i: (
                     f"spatial axis {i} of {types[0]} is empty and its batch is not: a "
                     "pool needs an input")))
-                if auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
-                    raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
-                                     f"{tuple(kernel)} (as onnxruntime requires of a pool)")
+            if not conv and auto_pad == "NOTSET" and max(pads[i], pads[i + k]) >= kernel[i]:
+                raise ParamError(f"pads {tuple(pads)} must be smaller than kernel_shape "
+                                 f"{tuple(kernel)} (as onnxruntime requires of a pool)")
         self.y = [a[0], wd[0] if conv else a[1], *out]
         self.params = {"kernel_shape": tuple(kernel) if all(isinstance(v, int) for v in kernel)
                        else None, "strides": tuple(strides),

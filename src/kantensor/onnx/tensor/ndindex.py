@@ -105,9 +105,12 @@ def _columns_fit(inputs: list, out: list, axes: Sequence[DimVar], idx: Sequence[
     interval over the whole tensor would ask every axis to hold every column's values);
     no tuples, no condition; nor where the slice each tuple reads (``unread``, its
     axes: GatherND's) is empty, which onnxruntime's GatherND does not check. Where the
-    indices are data: :func:`some_fit`."""
+    indices are data: :func:`some_fit`, or that empty slice."""
     if value is None:
-        return some_fit(inputs, out, [], axes, idx)
+        fits = some_fit(inputs, out, [], axes, idx)
+        if axes and unread:
+            fits.append(alternative(inputs, out, [size_of(unread).eq(0)]))
+        return fits
     q = len(axes)
     clauses = [] if not value else [
         d >= max(max(value[k::q]) + 1, -min(value[k::q])) for k, d in enumerate(axes)]
