@@ -206,10 +206,12 @@ def input_type(types: tuple, given: tuple, place: int) -> Any:
 def roi_length(types: tuple, given: tuple) -> Any:
     """The ``roi`` input's number of entries where it is given (the product of its
     type's axes, as onnxruntime reads it flattened: an int where known, else a Dim),
-    else None: an omitted one onnxruntime reads as the whole input."""
+    else None: an omitted one onnxruntime reads as the whole input, and one of an axis
+    not even named (``?``, a relation rendered from ranks alone) as before."""
     if 1 not in given:
         return None
-    return math.prod(input_type(types, given, 1).shape, start=1)
+    shape = input_type(types, given, 1).shape
+    return None if any(d is None for d in shape) else math.prod(shape, start=1)
 
 
 def roi_fits(o: DimExpr, rank: int, picked: int | None, out: list) -> Compare:
