@@ -96,7 +96,9 @@ def _judge(pending: tuple, s: dict) -> None:
     for sizes, group in _groups(_eliminated(checks)):
         if _found(sizes, group, s, pending):
             continue
-        op, left, right, _, _ = next((c for c in group if c[0] == "=="), group[0])
+        op, left, right, diff, _ = next((c for c in group if c[0] == "=="), group[0])
+        if left - right != diff:  # an equation an unknown was eliminated from
+            op = "=="
         raise UndecidedAnswer(f"{readable(left)} {op} {readable(right)}",
                               ", ".join(_name(v) for v in sizes))
 
