@@ -131,3 +131,54 @@ def test_run_over_large_periods_gives_only_true_answers(poly, period, named, out
         assert set(got) == values & outs, expr  # refused nothing: it gave everything
     else:
         assert error.condition.endswith(f"% {period[-1]}"), error.condition
+
+
+def test_an_equation_over_two_sizes_is_judged_jointly():
+    """``(a*a) % 257 + 257*((b*b) % 257) == 3`` needs ``(a*a) % 257 == 3``: no pair of
+    sizes gives 3 (Python over a period of each), so ``run`` never answers 3; 4 (a = 2,
+    b = 0) is answered."""
+    text = "(n),(m)->((n*n) % 257 + 257*((m*m) % 257))"
+    op = kt.op(text, name="pair")(lambda a, b: a)
+    given = {(a * a) % 257 + 257 * ((b * b) % 257) for a in range(257) for b in range(257)}
+    assert 3 not in given and 4 in given
+    ins = (kt.TensorType("float32", (kt.Dim("a"),)), kt.TensorType("float32", (kt.Dim("b"),)))
+    n1 = var()
+
+    def answers(outs):
+        got = []
+        with pytest.raises(UndecidedAnswer) as e:
+            for k in run(None, n1, kt.relation(op)(*ins, kt.pattern("float32", (n1,))),
+                         membero(n1, outs)):
+                got.append(k)
+        return got, e.value
+
+    got, error = answers((4, 3))
+    assert got == [4]
+    assert "% 257" in error.condition and error.size == "a, b"
+    assert run(0, n1, kt.relation(op)(*ins, kt.pattern("float32", (n1,))),
+               membero(n1, (4,))) == (4,)
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "open"])
+def test_where_clauses_over_a_size_without_an_equation_are_judged(named):
+    """``(m*m) % 257 == 3`` as two where-clauses and no equation: no size meets them
+    (Python over a period), so no answer is given; ``== 4`` (m = 2) is answered."""
+    assert all((m * m) % 257 != 3 for m in range(257))
+    x = kt.TensorType("float32", (kt.Dim("b"),)) if named else kt.pattern("float32", (var(),))
+    X = var()
+    op = kt.op("(m)->(m) where (m*m) % 257 >= 3, (m*m) % 257 <= 3", name="w")(lambda a: a)
+    with pytest.raises(UndecidedAnswer, match="% 257"):
+        run(3, X, kt.relation(op)(x, X))
+    op = kt.op("(m)->(m) where (m*m) % 257 >= 4, (m*m) % 257 <= 4", name="w")(lambda a: a)
+    assert len(run(3, X, kt.relation(op)(x, X))) == 1
+
+
+@pytest.mark.parametrize("term", ["const", "tuple", "pattern"])
+def test_any_reified_term_is_judged(term):
+    """The check is made whatever ``run`` reifies, not only a logic variable."""
+    X, n1 = var(), var()
+    shown = {"const": 7, "tuple": (X, 1), "pattern": kt.pattern("float32", (n1,))}[term]
+    sq = kt.relation("(n)->((n*n) % 257)")
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
+        run(0, shown, sq(X, "float32[3]"))
+    assert len(run(0, shown, sq(X, "float32[4]"))) == 1

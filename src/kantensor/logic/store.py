@@ -290,6 +290,7 @@ class TypeStore(ConstraintStore):
         return f"kantensor: {len(self.pending)} pending"
 
 
+# The judging at reification is switched on by importing kantensor.query (it imports .witness).
 class TypeState(ConstrainedState):
     """The kanren state a relation's goal yields: kanren's ``ConstrainedState``, whose
     reification (kanren's ``run``) first judges the size equations still pending in it

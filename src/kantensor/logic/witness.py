@@ -15,12 +15,12 @@ found the answer is not given: :class:`UndecidedAnswer` names the condition, whi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Mapping
+from itertools import product
 from typing import Any
 
-from kanren.constraints import _reify_ConstrainedState
-from unification import Var
-from unification.core import _reify
+from unification.core import reify
 
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
@@ -45,6 +45,11 @@ SMALL = 64
 #: The most values a method's set of values is tried at.
 MAX_VALUES = 1 << 16
 
+#: The most sizes one group of equations and where-clauses is judged over together,
+#: and the most tuples of their values tried (a group over more sizes is not judged).
+MAX_JOINT_SIZES = 3
+MAX_JOINT = 1 << 12
+
 
 class UndecidedAnswer(ValueError):
     """A ``run`` answer whose state holds a size equation that nothing decides and no
@@ -54,8 +59,8 @@ class UndecidedAnswer(ValueError):
     def __init__(self, condition: str, size: str):
         self.condition, self.size = condition, size
         super().__init__(
-            f"run cannot give this answer as true: it holds only where {condition}, an "
-            f"equation over the size {size} that the solver cannot decide and for which "
+            f"run cannot give this answer as true: it holds only where {condition}, a "
+            f"condition over the size {size} that the solver cannot decide and for which "
             f"no value of {size} tried (its bounds', else 0 to {MAX_WITNESS - 1}) is found. "
             f"kt.query states such a "
             f"condition in its answer's where; or bind {size} (eq, membero)")
@@ -73,8 +78,10 @@ def judge(S: TypeState) -> None:
 
 
 def _judge(pending: tuple, s: dict) -> None:
-    equations: dict[Any, list[tuple[DimLike, DimLike]]] = {}
-    compares: dict[Any, list[tuple[str, DimLike]]] = {}
+    """Group the pending equations and where-clauses by the sizes they share, and find a
+    witness for each group: one size alone by :func:`_witness`, two or three together
+    by :func:`_joint`; a group over more sizes, or with no witness, raises."""
+    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset]] = []
     for c in pending:
         if not isinstance(c, Equation | Compare):
             continue
@@ -83,20 +90,117 @@ def _judge(pending: tuple, s: dict) -> None:
         except ZeroDivisionError:
             continue
         diff = left - right
-        symbols = free_symbols(diff) if isinstance(diff, Dim) else set()
-        if len(symbols) != 1:
-            continue  # over two sizes it waits (``nowhere`` refutes what it can)
-        (v,) = symbols
-        if isinstance(c, Equation):
-            equations.setdefault(v, []).append((left, right))
-        else:
-            compares.setdefault(v, []).append((c.op, diff))
-    for v, sides in equations.items():
-        diffs = [left - right for left, right in sides]
-        if _witness(v, diffs, compares.get(v, ()), s, pending) is None:
-            left, right = sides[0]
-            raise UndecidedAnswer(f"{readable(left)} == {readable(right)}",
-                                  v if isinstance(v, str) else readable(unknown(v)))
+        symbols = frozenset(free_symbols(diff)) if isinstance(diff, Dim) else frozenset()
+        checks.append(("==" if isinstance(c, Equation) else c.op, left, right, diff,
+                       symbols))
+    for sizes, group in _groups(_eliminated(checks)):
+        if _found(sizes, group, s, pending):
+            continue
+        op, left, right, diff, _ = next((c for c in group if c[0] == "=="), group[0])
+        if left - right != diff:  # an equation an unknown was eliminated from
+            op = "=="
+        raise UndecidedAnswer(f"{readable(left)} {op} {readable(right)}",
+                              ", ".join(_name(v) for v in sizes))
+
+
+def _eliminated(checks: list) -> list:
+    """The checks with each unknown an equation gives as the value of the others
+    (``? == a//b``: an open output size) replaced by that value in the rest, and the
+    equation by the value's being a size (``a//b >= 0``, and has a value)."""
+    checks = list(checks)
+    changed = True
+    while changed:
+        changed = False
+        for i, (op, left, right, diff, symbols) in enumerate(checks):
+            if op != "==":
+                continue
+            for u in sorted((v for v in symbols if not isinstance(v, str)), key=repr):
+                value = _solved(diff, u)
+                if value is None:
+                    continue
+                rest = [(o, lt, rt, substitute(d, {u: value}), s - {u} | _symbols(value))
+                        if u in s else (o, lt, rt, d, s)
+                        for j, (o, lt, rt, d, s) in enumerate(checks) if j != i]
+                checks = [*rest, (">=", left, right, value, _symbols(value))]
+                changed = True
+                break
+            if changed:
+                break
+    return checks
+
+
+def _symbols(x: DimLike) -> frozenset:
+    return frozenset(free_symbols(x)) if isinstance(x, Dim) else frozenset()
+
+
+def _solved(diff: DimLike, u: Any) -> DimLike | None:
+    """``e`` with ``diff == 0`` exactly where the unknown ``u`` is ``e`` (``diff`` is
+    ``±u`` plus terms without ``u``), else None."""
+    for sign in (1, -1):
+        rest = diff - sign * unknown(u)
+        if u not in _symbols(rest):
+            return -sign * rest
+    return None
+
+
+def _name(v: Any) -> str:
+    return v if isinstance(v, str) else readable(unknown(v))
+
+
+def _groups(checks: list) -> list[tuple[list, list]]:
+    """The checks in groups that share no size, each with its sizes (in a fixed order)."""
+    groups: list[tuple[set, list]] = []
+    for check in checks:
+        symbols = check[4]
+        joined = [g for g in groups if g[0] & symbols] if symbols else []
+        sizes, members = set(symbols), [check]
+        for g in joined:
+            sizes |= g[0]
+            members = g[1] + members
+            groups.remove(g)
+        groups.append((sizes, members))
+    return [(sorted(sizes, key=repr), members) for sizes, members in groups]
+
+
+def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+    """Whether a witness of the group's checks is found."""
+    if not sizes:  # no size left: the check is an int, or has no value
+        return all(_compares(op, diff, {}) if op != "==" else may_hold(diff, {})
+                   for op, _, _, diff, _ in group)
+    if len(sizes) == 1:
+        (v,) = sizes
+        diffs = [diff for op, _, _, diff, _ in group if op == "=="]
+        compares = [(op, diff) for op, _, _, diff, _ in group if op != "=="]
+        return _witness(v, diffs, compares, s, pending) is not None
+    return len(sizes) <= MAX_JOINT_SIZES and _joint(sizes, group, s, pending)
+
+
+def _joint(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+    """Whether some sizes, together, meet every check of the group: each size ranges
+    over its :data:`SMALL` least values (fewer for three sizes: :data:`MAX_JOINT`
+    tuples in all) and the few values its own equations leave."""
+    facts = facts_of(s)
+    per = max(2, int(round(MAX_JOINT ** (1 / len(sizes)))))
+    values = []
+    for v in sizes:
+        own = [diff for op, _, _, diff, symbols in group if op == "==" and symbols == {v}]
+        tried = _tried(v, own, s, pending) if own else None
+        if own and tried is None:
+            return False  # an equation of v alone holds nowhere
+        few = list(range(min(per, SMALL)))
+        if tried is not None:
+            few += [k for k in list(tried[:per]) if k not in few]
+        values.append([k for k in few if not isinstance(v, str)
+                       or facts.decide((Dim(v) - k, "==", 0)) is not False])
+    triples = [c.triple() for c in facts.atoms] if any(isinstance(v, str) for v in sizes) \
+        else []
+    for ks in product(*values):
+        at = dict(zip(sizes, ks, strict=True))
+        if all(may_hold(diff, at) if op == "==" else _compares(op, diff, at)
+               for op, _, _, diff, _ in group) \
+                and all(_compares(op, d, at) for d, op, _ in triples):
+            return True
+    return False
 
 
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
@@ -159,9 +263,26 @@ def _compares(op: str, diff: DimLike, at: dict) -> bool:
     return not isinstance(value, int) or COMPARE[op](value, 0)
 
 
-def _reify_judged(u: Var, S: TypeState) -> Any:
-    judge(S)
-    return _reify_ConstrainedState(u, S)
+_reify_mapping = reify.dispatch(object, Mapping)
 
 
-_reify.add((Var, TypeState), _reify_judged)
+def _reify_judged(e: Any, S: TypeState) -> Any:
+    """``reify`` of any term (a variable, a tuple, a constant: what ``run`` shows) in a
+    state of ours: the state is judged first. Registered on ``reify``, the entry ``run``
+    calls once per answer, not on ``_reify`` (whose per-type entries walk the term's
+    parts and would be ambiguous with an ``object`` one). kanren's own goals reify too,
+    mid-search (``membero`` its arguments), where a later goal may still bind a size:
+    their states are not judged (the answers they lead to are, when ``run`` shows them)."""
+    if not _mid_search(sys._getframe(2)):
+        judge(S)
+    return _reify_mapping(e, S)
+
+
+def _mid_search(caller: Any) -> bool:
+    """Whether ``reify`` was called by a kanren goal (not by ``run``, whose answers
+    reach reify from ``run`` itself or from the code consuming its lazy stream)."""
+    return caller is not None and caller.f_globals.get("__name__", "").startswith(
+        "kanren") and caller.f_code.co_name != "run"
+
+
+reify.add((object, TypeState), _reify_judged)
