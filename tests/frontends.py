@@ -12,13 +12,16 @@ from kanren import run
 from unification import var
 
 import kantensor as kt
+from kantensor.query import UndecidedAnswer
 from kantensor.types.dim import Dim
 
 
-def front_ends(signature: str, k: int) -> tuple[bool, bool, bool]:
+def front_ends(signature: str, k: int) -> tuple[bool, bool, bool | None]:
     """``(made, queried, related)``: whether make_node, query and the relation accept
     the Op of ``signature`` (two inputs, one axis each) on a first input of the named
-    size ``a`` and a second of size ``k``."""
+    size ``a`` and a second of size ``k``; ``related`` is None where ``run`` raises
+    :class:`~kantensor.query.UndecidedAnswer` (an answer under a condition it cannot
+    show nor decide: neither an answer nor a refusal)."""
     op = kt.op(signature, name="nowhere")(lambda x, y: x)
     a = kt.TensorType("float32", (Dim("a"),))
     second = kt.TensorType("float32", (k,))
@@ -29,7 +32,10 @@ def front_ends(signature: str, k: int) -> tuple[bool, bool, bool]:
         made = False
     out = var()
     queried = bool(list(kt.query(op, [a, second], [out])))
-    related = bool(run(0, out, kt.relation(op)(a, second, out)))
+    try:
+        related: bool | None = bool(run(0, out, kt.relation(op)(a, second, out)))
+    except UndecidedAnswer:
+        related = None
     return made, queried, related
 
 
