@@ -1,16 +1,17 @@
 """kanren's ``run`` and the size equations still pending in its answers.
 
 ``run`` reifies each state its goals yield and shows no conditions: an answer whose
-state still holds an equation over one size (a named size, or an unknown) claims that
-some value of that size meets it. Propagation decides most such equations (they fail,
+state still holds an equation or where-clause over sizes (named, or unknowns) claims
+that some values of those sizes meet it. Propagation decides most such equations (they fail,
 or bind the unknown); one none of its methods decides (``(b*b) % 257 == 3``: int
 divisors whose classes are too many to read) would make the answer a guess. So before
-a :class:`~.store.TypeState` is reified, each size's pending equations (with the
-where-clauses over that size alone) are judged by a witness: a value at which all of
-them hold, looked for among the few values the methods of :mod:`.oneunknown` and
-:mod:`.quotients` leave, else among the sizes up to :data:`MAX_WITNESS`. Where none is
-found the answer is not given: :class:`UndecidedAnswer` names the condition, which
-``kt.query`` states in its answer's ``where``.
+a :class:`~.store.TypeState` is reified, the pending equations and where-clauses,
+grouped by the sizes they share, are judged by a witness: values at which all of a
+group's hold, looked for among the few values the methods of :mod:`.oneunknown` and
+:mod:`.quotients` leave, else among the sizes up to :data:`MAX_WITNESS` (one size) or
+small tuples (two or three sizes, :data:`MAX_JOINT`; a group over more is not judged
+and refused). Where none is found the answer is not given: :class:`UndecidedAnswer`
+names the condition, which ``kt.query`` states in its answer's ``where``.
 """
 
 from __future__ import annotations
@@ -52,9 +53,9 @@ MAX_JOINT = 1 << 12
 
 
 class UndecidedAnswer(ValueError):
-    """A ``run`` answer whose state holds a size equation that nothing decides and no
-    size up to :data:`MAX_WITNESS` meets: the answer would be a guess. ``condition`` is
-    the equation's text, ``size`` the size it is over."""
+    """A ``run`` answer whose state holds a size condition that nothing decides and no
+    values tried meet: the answer would be a guess. ``condition`` is the condition's
+    text, ``size`` the size (or sizes, joined by ", ") it is over."""
 
     def __init__(self, condition: str, size: str):
         self.condition, self.size = condition, size
