@@ -63,6 +63,8 @@ class CallPlan(NamedTuple):
     #: the value parameters of kind ``index_values`` (constant indices, read only for
     #: the conditions their values make, not per entry: of any number of entries)
     any_length: frozenset[str] = frozenset()
+    #: the interval parameters that take each column's interval (``<input>_columns``)
+    columns: frozenset[str] = frozenset()
 
 
 def _type_name(code: int) -> str:
@@ -92,7 +94,8 @@ def call_plan(entry: OnnxOp) -> CallPlan:
                     frozenset(f"{s.strip('*?')}_{kind}" for s in entry.inputs
                               for kind in ("value", "length")), lengths, types,
                     frozenset(p.name for p in entry.entry.spec.params
-                              if p.kind == "index_values"))
+                              if p.kind == "index_values"),
+                    frozenset(b for *_, b in inputs if b is not None and b.endswith("_columns")))
 
 
 def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
@@ -131,7 +134,7 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
                 if len(shape) == 1 and type(shape[0]) is int:
                     params[plan.lengths[k]] = shape[0]
         if bounds is not None:
-            params[bounds] = columns_of(reader, source) if bounds[-8:] == "_columns" \
+            params[bounds] = columns_of(reader, source) if bounds in plan.columns \
                 else interval_of(reader, source)
     if plan.given:
         params["given"] = tuple(given)

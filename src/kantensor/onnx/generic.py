@@ -62,7 +62,7 @@ from ..types.symbols import free_symbols, linear, private, substitute
 from ..types.type import TensorType
 from .calls import arguments
 from .nodecache import NodeRecord
-from .nodememo import MEMO, node_key, plain_key, read_inputs
+from .nodememo import MEMO, node_key, outputs_asked, plain_key, read_inputs
 from .onnxop import OnnxOp
 from .protos import label
 
@@ -330,7 +330,7 @@ def remembered(reader: Any, entry: OnnxOp, rec: NodeRecord, node: onnx.NodeProto
     model read; one pass over the inputs makes both keys.)"""
     attributes = rec.attribute_key(node)
     names, wanted = rec.names, rec.wanted
-    outputs = len(wanted) if "" not in wanted else tuple(map(bool, wanted))
+    outputs = outputs_asked(wanted)
     if attributes is None or entry.reads or entry.bounded or entry.reads_shapes or \
             entry in UNTEMPLATED:
         key = node_key(reader, entry, names, attributes, outputs)

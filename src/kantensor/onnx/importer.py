@@ -46,7 +46,7 @@ from .intervals import interval_output, record_interval
 from .loading import MAX_NAME, OnnxImportError, Tensors, clipped, opsets_of, shown
 from .modelfile import open_model
 from .nodecache import ONCE, NodeRecord, record
-from .nodememo import MEMO, input_facts, node_key, remember
+from .nodememo import MEMO, input_facts, node_key, outputs_asked, remember
 from .nodeslot import UNHELD, keep, replay, slotted
 from .onnxop import OnnxOp
 from .protos import described
@@ -318,9 +318,8 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
                 return None
         typed = None
         if key is _UNTRIED:
-            key = None if self.graph else node_key(
-                self, entry, names, rec.attribute_key(node),
-                len(wanted) if "" not in wanted else tuple(map(bool, wanted)))
+            key = None if self.graph else node_key(self, entry, names, rec.attribute_key(node),
+                                                   outputs_asked(wanted))
             typed = MEMO.get(key) if key is not None else None
         typed = typed or remember(key, *self.build(entry, node, wanted))
         if key is not None and not self.graph and self.parent is None:

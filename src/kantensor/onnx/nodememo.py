@@ -90,6 +90,12 @@ def read_inputs(reader: Any, names: Sequence[str]) -> tuple[list, bool] | None:
     return inputs, fold
 
 
+def outputs_asked(wanted: Sequence[str]) -> int | tuple[bool, ...]:
+    """A node's outputs as its keys hold them: their number, or per output whether it is
+    asked where one is an empty name (an entry may read which, ``unasked``)."""
+    return len(wanted) if "" not in wanted else tuple(map(bool, wanted))
+
+
 def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
              attributes: tuple[bytes, ...] | None, outputs: int | tuple,
              read: tuple[list, bool] | None = None) -> tuple | None:
