@@ -9,6 +9,8 @@ naming the condition, which ``kt.query`` states in its ``where``. Answers decide
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -17,7 +19,10 @@ from unification import var
 
 import kantensor as kt
 import sizing
+from kantensor.logic.terms import fresh
+from kantensor.logic.wording import size_names
 from kantensor.query import UndecidedAnswer
+from kantensor.types.dim import unknown
 
 EXAMPLES = sizing.size("RUN_PENDING_EXAMPLES", 20, 400)
 
@@ -53,10 +58,11 @@ def _python(fn, outs) -> set[int]:
     return found
 
 
-def _answers(text: str, second: str | None, outs) -> tuple[list[int], UndecidedAnswer | None]:
+def _answers(text: str, second: str | None, outs, m=None
+             ) -> tuple[list[int], UndecidedAnswer | None]:
     op = kt.op(text, name="pending")(lambda a, b: a)
     size = kt.TensorType("float32", (kt.Dim(second),)) if second else \
-        kt.pattern("float32", (var(),))
+        kt.pattern("float32", (var() if m is None else m,))
     n1 = var()
     got: list[int] = []
     try:
@@ -73,12 +79,14 @@ def _answers(text: str, second: str | None, outs) -> tuple[list[int], UndecidedA
 @pytest.mark.parametrize(("text", "fn", "outs", "shown"), UNDECIDED,
                          ids=[c[0] for c in UNDECIDED])
 def test_run_never_grounds_an_undecided_equation(text, fn, outs, shown, second):
-    got, error = _answers(text, second, outs)
+    m = var()
+    got, error = _answers(text, second, outs, m)
     given = _python(fn, set(outs))
     assert set(got) <= given, (text, set(got) - given)
     assert error is not None, (text, got)
     assert shown in error.condition
-    assert error.size == (second or "?")
+    assert error.size == (second or m.token)  # the open size as kt.query names it
+    assert f"({error.size}**2)" in error.condition
     assert "kt.query states such a condition" in str(error)
 
 
@@ -182,3 +190,49 @@ def test_any_reified_term_is_judged(term):
     with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
         run(0, shown, sq(X, "float32[3]"))
     assert len(run(0, shown, sq(X, "float32[4]"))) == 1
+
+
+PAIR = "(n),(m)->((n*n) % 257 + 257*((m*m) % 257))"
+
+
+def _pair_values() -> set[int]:
+    """Every output size of :data:`PAIR` (Python over a period of each size)."""
+    return {(a * a) % 257 + 257 * ((b * b) % 257) for a in range(257) for b in range(257)}
+
+
+@pytest.mark.parametrize("names", [("a", "c"), (None, None), ("a", None)],
+                         ids=["named", "anonymous", "mixed"])
+def test_a_refusal_names_each_size_as_kt_query_states_it(names):
+    """Two open sizes of a refused answer are two names in its message (never merged
+    into one ``unknown``: ``(a**2) % 257 + 257*((c**2) % 257)`` is no multiple of one
+    remainder), each as ``kt.query`` names that logic variable in its ``where``; 3 is
+    no output size (Python), so the refusal is right."""
+    assert 3 not in _pair_values()
+    a, c = (var(n) if n else var() for n in names)
+    ins = [kt.pattern("float32", (a,)), kt.pattern("float32", (c,))]
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, var(), kt.relation(PAIR)(*ins, "float32[3]"))
+    (shown,) = [str(w) for w in kt.query(PAIR, ins, ["float32[3]"])[0].where]
+    ta, tc = str(a.token), str(c.token)
+    if names == ("a", "c"):
+        assert e.value.condition == "3 == (a**2) % 257 + 257*((c**2) % 257)" == shown
+    for x, y in itertools.product(range(30), range(30)):  # one condition, as Python reads it
+        at = {ta: x, tc: y}
+        assert eval(e.value.condition, {}, at) == eval(shown, {}, at) == (  # noqa: S307
+            3 == (x * x) % 257 + 257 * ((y * y) % 257))
+    both = ", ".join(sorted((ta, tc)))
+    assert e.value.size == both
+    assert f"over the sizes {both} that" in str(e.value)
+    assert f"no values of {both} tried" in str(e.value)
+
+
+def test_a_refusal_tells_two_sizes_of_one_name_apart():
+    """Two solver sizes both made for ``n`` (as two relations' ``n`` are), and a user's
+    variable or a named size of a name one of them would take, are told apart: each
+    solver size by the token ``run`` shows it with (``~n_4``), never merged."""
+    n1, n2, user = fresh("n"), fresh("n"), var("m")
+    value = unknown(n1) * unknown(n1) + 257 * unknown(n2) + unknown(user) + kt.Dim("m")
+    names = size_names([value])
+    assert [str(names[v]) for v in (n1, n2)] == [n1.token, n2.token]
+    assert str(names[user]) not in {"m", n1.token, n2.token}
+    assert size_names([unknown(n1) + 1]) == {n1: kt.Dim("n")}

@@ -32,7 +32,7 @@ from .oneunknown import candidates
 from .quotients import may_hold, named_values, tail_values
 from .rigid import facts_of
 from .store import TypeState, TypeStore
-from .wording import readable
+from .wording import size_names
 
 __all__ = ["MAX_WITNESS", "UndecidedAnswer", "judge"]
 
@@ -59,12 +59,14 @@ class UndecidedAnswer(ValueError):
 
     def __init__(self, condition: str, size: str):
         self.condition, self.size = condition, size
+        several = ", " in size
         super().__init__(
             f"run cannot give this answer as true: it holds only where {condition}, a "
-            f"condition over the size {size} that the solver cannot decide and for which "
-            f"no value of {size} tried (its bounds', else 0 to {MAX_WITNESS - 1}) is found. "
-            f"kt.query states such a "
-            f"condition in its answer's where; or bind {size} (eq, membero)")
+            f"condition over the size{'s' if several else ''} {size} that the solver "
+            f"cannot decide and for which no value{'s' if several else ''} of {size} "
+            f"tried (its bounds', else 0 to {MAX_WITNESS - 1}) {'are' if several else 'is'}"
+            f" found. kt.query states such a condition in its answer's where; or bind "
+            f"{size} (eq, membero)")
 
 
 def judge(S: TypeState) -> None:
@@ -100,8 +102,11 @@ def _judge(pending: tuple, s: dict) -> None:
         op, left, right, diff, _ = next((c for c in group if c[0] == "=="), group[0])
         if left - right != diff:  # an equation an unknown was eliminated from
             op = "=="
-        raise UndecidedAnswer(f"{readable(left)} {op} {readable(right)}",
-                              ", ".join(_name(v) for v in sizes))
+        names = size_names([left, right, *(unknown(v) for v in sizes
+                                           if not isinstance(v, str))])
+        raise UndecidedAnswer(f"{_text(left, names)} {op} {_text(right, names)}",
+                              ", ".join(sorted(v if isinstance(v, str) else str(names[v])
+                                               for v in sizes)))
 
 
 def _eliminated(checks: list) -> list:
@@ -144,8 +149,8 @@ def _solved(diff: DimLike, u: Any) -> DimLike | None:
     return None
 
 
-def _name(v: Any) -> str:
-    return v if isinstance(v, str) else readable(unknown(v))
+def _text(x: DimLike, names: dict) -> str:
+    return str(substitute(x, names)) if isinstance(x, Dim) else str(x)
 
 
 def _groups(checks: list) -> list[tuple[list, list]]:
