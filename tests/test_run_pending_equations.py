@@ -236,3 +236,80 @@ def test_a_refusal_tells_two_sizes_of_one_name_apart():
     assert [str(names[v]) for v in (n1, n2)] == [n1.token, n2.token]
     assert str(names[user]) not in {"m", n1.token, n2.token}
     assert size_names([unknown(n1) + 1]) == {n1: kt.Dim("n")}
+
+
+#: an output size over four sizes whose value depends on their residues modulo a small
+#: int only: Python over one period of each gives every value there is
+FOUR = [("(a*b + c*d) % 11", 11), ("(a*a + b*b + c*c + d*d) % 13", 13),
+        ("(a*b*c + d*d) % 7", 7), ("(a*b - c*d + 3) % 11", 11),
+        ("(a*a*b + c*d*d) % 13", 13)]
+
+
+@pytest.mark.parametrize(("expr", "period"), FOUR, ids=[e for e, _ in FOUR])
+def test_a_condition_over_four_sizes_is_judged(expr, period):
+    """An answer whose condition ties four open sizes is given where Python finds
+    sizes giving it (a witness) and never where it finds none (a group over four sizes
+    was refused whatever it held)."""
+    values = {eval(expr, {}, dict(zip("abcd", k, strict=True)))  # noqa: S307
+              for k in itertools.product(range(period), repeat=4)}
+    rel = kt.relation(f"(a),(b),(c),(d)->({expr})")
+    for out in range(period + 2):
+        ins = [kt.pattern("float32", (var(),)) for _ in range(4)]
+        try:
+            got = run(0, var(), rel(*ins, f"float32[{out}]"))
+        except UndecidedAnswer as e:
+            raise AssertionError((expr, out, out in values, str(e))) from None
+        assert bool(got) == (out in values), (expr, out, got)
+
+
+def test_where_clauses_over_four_sizes_are_judged():
+    """``a*b + c*d == 7`` has sizes meeting it (7, 1, 0, 0): the answer is given;
+    ``(a*a + b*b) % 4 == 3`` none (Python over a period): it never is."""
+    assert any(a * b + c * d == 7 for a, b, c, d in itertools.product(range(8), repeat=4))
+    assert not any((a * a + b * b) % 4 == 3 for a, b in itertools.product(range(4), repeat=2))
+    X = var()
+    ins = [kt.pattern("float32", (var(),)) for _ in range(4)]
+    assert len(run(0, X, kt.relation("(a),(b),(c),(d)->(a) where a*b + c*d == 7")(*ins, X))) == 1
+    with pytest.raises(UndecidedAnswer, match=r"% 4"):
+        run(0, X, kt.relation("(a),(b),(c),(d)->(d) where (a*a + b*b + c - c) % 4 == 3, "
+                              "d >= a")(*ins, X))
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "open"])
+def test_a_witness_past_4095_is_found_from_the_bounds(named):
+    """``m >= 5000`` beside ``(m*m) % 257 == 4`` (as where-clauses): sizes past 4095 meet
+    them (5142, Python), so the answer is given; with 3 none does (no square modulo
+    257), so it never is."""
+    assert any((m * m) % 257 == 4 for m in range(5000, 5300))
+    assert all((m * m) % 257 != 3 for m in range(257))
+    x = kt.TensorType("float32", (kt.Dim("b"),)) if named else kt.pattern("float32", (var(),))
+    X = var()
+    for k, holds in ((4, True), (3, False)):
+        op = kt.op(f"(m)->(m) where m >= 5000, (m*m) % 257 >= {k}, (m*m) % 257 <= {k}",
+                   name="past")(lambda a: a)
+        if holds:
+            assert len(run(0, X, kt.relation(op)(x, X))) == 1
+        else:
+            with pytest.raises(UndecidedAnswer):
+                run(0, X, kt.relation(op)(x, X))
+
+
+@pytest.mark.parametrize(("clause", "holds"), [("n > m + 300", True), ("n == m + 1", False)])
+def test_two_named_sizes_a_where_clause_ties_are_judged_together(clause, holds):
+    """``(a*a) % 257 == 4`` and ``(b*b) % 257 == 4`` under ``a > b + 300``: 516 and 2
+    meet them all (Python), so the answer is given; under ``a == b + 1`` no sizes do
+    (each is 2 or 255 modulo 257), so it never is."""
+    found = any((a * a) % 257 == 4 and (b * b) % 257 == 4 and
+                eval(clause, {}, {"n": a, "m": b})  # noqa: S307
+                for a in range(600) for b in range(257))
+    assert found == holds
+    op = kt.op(f"(n),(m)->((n*n) % 257, (m*m) % 257) where {clause}",
+               name="tied")(lambda a, b: a)
+    ins = [kt.TensorType("float32", (kt.Dim(d),)) for d in "ab"]
+    X = var()
+    if holds:
+        assert len(run(0, X, kt.relation(op)(*ins, "float32[4,4]"))) == 1
+    else:
+        with pytest.raises(UndecidedAnswer):
+            run(0, X, kt.relation(op)(*ins, "float32[4,4]"))
+

@@ -6,19 +6,21 @@ that some values of those sizes meet it. Propagation decides most such equations
 or bind the unknown); one none of its methods decides (``(b*b) % 257 == 3``: int
 divisors whose classes are too many to read) would make the answer a guess. So before
 a :class:`~.store.TypeState` is reified, the pending equations and where-clauses,
-grouped by the sizes they share, are judged by a witness: values at which all of a
-group's hold, looked for among the few values the methods of :mod:`.oneunknown` and
-:mod:`.quotients` leave, else among the sizes up to :data:`MAX_WITNESS` (one size) or
-small tuples (two or three sizes, :data:`MAX_JOINT`; a group over more is not judged
-and refused). Where none is found the answer is not given: :class:`UndecidedAnswer`
-names the condition, which ``kt.query`` states in its answer's ``where``.
+grouped by the sizes they share (and by the facts' atoms tying named sizes), are
+judged by a witness: values at which all of a group's hold, looked for among the few
+values the methods of :mod:`.oneunknown` and :mod:`.quotients` leave or the bounds
+allow, else among the sizes up to :data:`MAX_WITNESS` (one size); a group over several
+sizes gives them values one at a time, each size its least values or, once the
+others have theirs, those its own methods leave (:func:`_search`, at most
+:data:`MAX_SEARCH` tries). Where none is found the answer is not given:
+:class:`UndecidedAnswer` names the condition, which ``kt.query`` states in its
+answer's ``where``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from itertools import product
 from typing import Any
 
 from unification.core import reify
@@ -46,10 +48,21 @@ SMALL = 64
 #: The most values a method's set of values is tried at.
 MAX_VALUES = 1 << 16
 
-#: The most sizes one group of equations and where-clauses is judged over together,
-#: and the most tuples of their values tried (a group over more sizes is not judged).
-MAX_JOINT_SIZES = 3
-MAX_JOINT = 1 << 12
+#: The most values a group of conditions over several sizes is tried at in all (one
+#: size at a time: :func:`_search`), and the most times its sizes' own methods are
+#: asked for values (each may cost an elimination): a hostile group stays bounded.
+MAX_SEARCH = 1 << 12
+MAX_ASKS = 64
+
+#: What one substitution of values into a check costs, in tries.
+SUBSTITUTION = 4
+
+#: The most values one size is tried at under one set of values of the others.
+MAX_LAST = 1 << 10
+
+#: The most values of a size that is not the last of a search (values its own checks
+#: allow) the next sizes are searched under.
+FEW = 8
 
 
 class UndecidedAnswer(ValueError):
@@ -81,9 +94,10 @@ def judge(S: TypeState) -> None:
 
 
 def _judge(pending: tuple, s: dict) -> None:
-    """Group the pending equations and where-clauses by the sizes they share, and find a
-    witness for each group: one size alone by :func:`_witness`, two or three together
-    by :func:`_joint`; a group over more sizes, or with no witness, raises."""
+    """Group the pending equations and where-clauses, with the facts' atoms over the
+    named sizes they mention, by the sizes they share, and find a witness for each
+    group: one size alone by :func:`_witness`, several by :func:`_search`; a group with
+    none found raises."""
     checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset]] = []
     for c in pending:
         if not isinstance(c, Equation | Compare):
@@ -96,10 +110,12 @@ def _judge(pending: tuple, s: dict) -> None:
         symbols = frozenset(free_symbols(diff)) if isinstance(diff, Dim) else frozenset()
         checks.append(("==" if isinstance(c, Equation) else c.op, left, right, diff,
                        symbols))
-    for sizes, group in _groups(_eliminated(checks)):
+    checks = _eliminated(checks)
+    for sizes, group in _groups(checks + _atoms(checks, facts_of(s))):
         if _found(sizes, group, s, pending):
             continue
-        op, left, right, diff, _ = next((c for c in group if c[0] == "=="), group[0])
+        stated = [c for c in group if c[1] is not None]  # not a fact's atom
+        op, left, right, diff, _ = next((c for c in stated if c[0] == "=="), stated[0])
         if left - right != diff:  # an equation an unknown was eliminated from
             op = "=="
         names = size_names([left, right, *(unknown(v) for v in sizes
@@ -107,6 +123,23 @@ def _judge(pending: tuple, s: dict) -> None:
         raise UndecidedAnswer(f"{_text(left, names)} {op} {_text(right, names)}",
                               ", ".join(sorted(v if isinstance(v, str) else str(names[v])
                                                for v in sizes)))
+
+
+def _atoms(checks: list, facts: Any) -> list:
+    """The facts' atoms (``a > b``) over the named sizes the checks mention, and over
+    those sizes' (closed over): a witness of the checks must meet them together, so
+    they join the named sizes they tie into one group (``left`` None: no condition to
+    name)."""
+    names = {v for *_, symbols in checks for v in symbols if isinstance(v, str)}
+    found: list = []
+    atoms = [(d, op, _symbols(d)) for d, op, _ in (c.triple() for c in facts.atoms)]
+    while True:
+        more = [(op, None, None, d, sym) for d, op, sym in atoms
+                if sym & names and not any(d is a[3] for a in found)]
+        if not more:
+            return found
+        found += more
+        names |= {v for *_, sym in more for v in sym}
 
 
 def _eliminated(checks: list) -> list:
@@ -178,35 +211,85 @@ def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         diffs = [diff for op, _, _, diff, _ in group if op == "=="]
         compares = [(op, diff) for op, _, _, diff, _ in group if op != "=="]
         return _witness(v, diffs, compares, s, pending) is not None
-    return len(sizes) <= MAX_JOINT_SIZES and _joint(sizes, group, s, pending)
+    return _search(sizes, group, s, pending)
 
 
-def _joint(sizes: list, group: list, s: dict, pending: tuple) -> bool:
-    """Whether some sizes, together, meet every check of the group: each size ranges
-    over its :data:`SMALL` least values (fewer for three sizes: :data:`MAX_JOINT`
-    tuples in all) and the few values its own equations leave."""
+class _Budget:
+    """What a search over several sizes may still spend: value tries, and asks of a
+    size's own methods (each may cost an elimination)."""
+
+    __slots__ = ("tries", "asks")
+
+    def __init__(self) -> None:
+        self.tries, self.asks = MAX_SEARCH, MAX_ASKS
+
+
+def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+    """Whether some values of the sizes, together, meet every check of the group: the
+    sizes are given values one at a time (those fewest equations tie first), each check
+    judged once its sizes all have one; a size a check leaves alone once the others
+    have values is tried at the values its own methods leave (the few roots or
+    classes, its bounds: ``a*b + c*d == 7`` at a = b = c = 0 is ``7 == 0``, at
+    c = 1 it leaves d = 7), else at its least values. At most :data:`MAX_SEARCH`
+    tries in all."""
     facts = facts_of(s)
-    per = max(2, int(round(MAX_JOINT ** (1 / len(sizes)))))
-    values = []
-    for v in sizes:
-        own = [diff for op, _, _, diff, symbols in group if op == "==" and symbols == {v}]
-        tried = _tried(v, own, s, pending) if own else None
-        if own and tried is None:
-            return False  # an equation of v alone holds nowhere
-        few = list(range(min(per, SMALL)))
-        if tried is not None:
-            few += [k for k in list(tried[:per]) if k not in few]
-        values.append([k for k in few if not isinstance(v, str)
-                       or facts.decide((Dim(v) - k, "==", 0)) is not False])
-    triples = [c.triple() for c in facts.atoms] if any(isinstance(v, str) for v in sizes) \
-        else []
-    for ks in product(*values):
-        at = dict(zip(sizes, ks, strict=True))
-        if all(may_hold(diff, at) if op == "==" else _compares(op, diff, at)
-               for op, _, _, diff, _ in group) \
-                and all(_compares(op, d, at) for d, op, _ in triples):
-            return True
-    return False
+    order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
+                                             v in c[4]), repr(v)))
+    budget = _Budget()
+
+    def assign(i: int, at: dict) -> bool:
+        v = order[i]
+        known = {*at, v}
+        mine = [(op, diff) for op, _, _, diff, sym in group if v in sym and sym <= known]
+        budget.tries -= 1 + SUBSTITUTION * len(mine)  # (a substitution costs some tries)
+        if budget.tries < 0:
+            return False
+        try:
+            diffs = [substitute(d, at) for op, d in mine if op == "=="]
+            compares = [(op, substitute(d, at)) for op, d in mine if op != "=="]
+        except ZeroDivisionError:  # a check without value at the values given so far
+            return False
+        last, accepted = i + 1 == len(order), 0
+        for tries, k in enumerate(_values(v, diffs, compares, s, pending, budget)):
+            budget.tries -= 1
+            if budget.tries < 0 or tries >= MAX_LAST:
+                return False
+            there = {v: k}
+            if all(may_hold(d, there) for d in diffs) and \
+                    all(_compares(op, d, there) for op, d in compares) and \
+                    (not isinstance(v, str) or facts.decide((Dim(v) - k, "==", 0))
+                     is not False):
+                if last or assign(i + 1, {**at, v: k}):
+                    return True
+                accepted += 1
+                if accepted >= FEW:
+                    return False
+        return False
+
+    return assign(0, {})
+
+
+def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
+            budget: _Budget) -> Iterable[int]:
+    """The values a search tries ``v`` at: where its checks leave it alone and its
+    methods leave it a set holding every value that meets them (:func:`_exact`), that
+    set; else its :data:`SMALL` least, then from the least its bounds allow."""
+    if any(not may_hold(d, {}) for d in diffs if isinstance(d, int)):
+        return  # an equation the other sizes' values decide false
+    alone = [d for d in diffs if _symbols(d) == {v}]
+    bounded = [(op, d) for op, d in compares if _symbols(d) == {v}]
+    if not (alone or bounded) or budget.asks <= 0:
+        yield from range(SMALL)  # (no more asks: its least values only)
+        return
+    budget.asks -= 1
+    exact, least = _exact(v, alone, s, pending, bounded)
+    if exact is None:
+        return
+    if exact is not _OPEN:
+        yield from (k for k in exact if k >= 0)
+        return
+    yield from range(SMALL)
+    yield from range(max(least, SMALL), max(least, SMALL) + MAX_WITNESS)
 
 
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
@@ -218,7 +301,7 @@ def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
     found = _first(v, range(SMALL), diffs, compares, facts)
     if found is not None:
         return found
-    tried = _tried(v, diffs, s, pending)
+    tried = _tried(v, diffs, s, pending, compares)
     return None if tried is None else _first(v, tried, diffs, compares, facts)
 
 
@@ -226,6 +309,8 @@ def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts:
            ) -> int | None:
     compares = tuple(compares)
     for k in tried:
+        if k < 0:
+            continue  # no size
         at = {v: k}
         if all(may_hold(d, at) for d in diffs) and all(_compares(op, d, at)
                                                        for op, d in compares) \
@@ -235,11 +320,28 @@ def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts:
     return None
 
 
-def _tried(v: Any, diffs: list, s: dict, pending: tuple) -> Any:
-    """The sizes a witness is looked for among: the few values a method leaves one of
-    the equations (None if a method shows it holds nowhere), else the values its bounds
-    allow (``n//1000 == 5``: 5000 to 5999), else :data:`MAX_WITNESS` sizes from its
-    least."""
+def _tried(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
+           ) -> Any:
+    """The sizes a witness is looked for among: :func:`_exact`'s, else
+    :data:`MAX_WITNESS` sizes from the least its bounds allow."""
+    exact, least = _exact(v, diffs, s, pending, compares)
+    return range(least, least + MAX_WITNESS) if exact is _OPEN else exact
+
+
+#: The comparisons bounds are read from.
+_ORDERS = frozenset({"<", "<=", ">", ">="})
+
+#: :func:`_exact` found no set that holds every value meeting the conditions.
+_OPEN = object()
+
+
+def _exact(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
+           ) -> tuple[Any, int]:
+    """Every value of ``v`` meeting the equations ``diff == 0`` and comparisons, as far
+    as a method shows them, and the least value the bounds allow: the few values a
+    method leaves one of the equations (None if a method shows it holds nowhere), else
+    the values its bounds and the comparisons' allow (``n//1000 == 5``: 5000 to 5999),
+    else :data:`_OPEN` (``n >= 5000``: the least is 5000)."""
     least = 0
     for diff in diffs:
         few = named_values(diff, s, pending) if isinstance(v, str) else \
@@ -247,18 +349,21 @@ def _tried(v: Any, diffs: list, s: dict, pending: tuple) -> Any:
         if few is None and not isinstance(v, str):
             few = tail_values(diff, v)
         if few is NO_SOLUTION:
-            return None
+            return None, 0
         if isinstance(few, int):
-            return (few,)
+            return (few,), 0
         if isinstance(few, range | tuple | list) and len(few[:MAX_VALUES + 1]) <= MAX_VALUES:
-            return few
-    for diff in diffs:
-        lo, hi = bounds(((diff, "==", 0),), Dim(v) if isinstance(v, str) else unknown(v))
+            return few, 0
+    x = Dim(v) if isinstance(v, str) else unknown(v)
+    compares = tuple((d, op, 0) for op, d in compares if op in _ORDERS)
+    for conditions in [*(((diff, "==", 0),) for diff in diffs),
+                       *([compares] if compares else [])]:
+        lo, hi = bounds(conditions, x)
         lo = max(lo or 0, 0)
         if hi is not None and hi - lo < MAX_VALUES:
-            return range(lo, hi + 1)
+            return range(lo, hi + 1), 0
         least = max(least, lo)
-    return range(least, least + MAX_WITNESS)
+    return _OPEN, least
 
 
 def _compares(op: str, diff: DimLike, at: dict) -> bool:
