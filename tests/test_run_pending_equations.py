@@ -14,8 +14,8 @@ import itertools
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kanren import eq, membero, run
-from unification import var
+from kanren import eq, lall, membero, run
+from unification import reify, var
 
 import kantensor as kt
 import sizing
@@ -313,3 +313,27 @@ def test_two_named_sizes_a_where_clause_ties_are_judged_together(clause, holds):
         with pytest.raises(UndecidedAnswer):
             run(0, X, kt.relation(op)(*ins, "float32[4,4]"))
 
+
+#: ``run`` as another kanren might write it (its answers reified in a comprehension of
+#: kanren's own module), and a wrapper of kanren's ``run`` in a module of kanren's name:
+#: neither is one of kanren's goals, so what they reify is judged
+ELSEWHERE = {
+    "another kanren's run": ("kanren.core", "def answers(x, goal):\n"
+                             "    return tuple(reify(x, s) for s in lall(goal)({}))\n"),
+    "a wrapper": ("kanren_wrapper", "def answers(x, goal):\n"
+                  "    return tuple(run(None, x, goal))\n"),
+}
+
+
+@pytest.mark.parametrize("where", list(ELSEWHERE))
+def test_run_written_elsewhere_still_judges_its_answers(where):
+    """No size ``n`` has ``(n*n) % 257 == 3`` (Python over a period): an answer shown
+    by a ``run`` written elsewhere is refused as by kanren's own, never given."""
+    assert all((n * n) % 257 != 3 for n in range(257))
+    module, source = ELSEWHERE[where]
+    space = {"__name__": module, "reify": reify, "lall": lall, "run": run}
+    exec(source, space)  # noqa: S102
+    X = var()
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
+        space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[3]"))
+    assert len(space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[4]"))) == 1

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
+from types import CodeType
 from typing import Any
 
+from kanren import run as kanren_run
 from unification.core import reify
 
 from ..types.dim import Dim, DimLike, unknown
@@ -383,17 +385,60 @@ def _reify_judged(e: Any, S: TypeState) -> Any:
     calls once per answer, not on ``_reify`` (whose per-type entries walk the term's
     parts and would be ambiguous with an ``object`` one). kanren's own goals reify too,
     mid-search (``membero`` its arguments), where a later goal may still bind a size:
-    their states are not judged (the answers they lead to are, when ``run`` shows them)."""
-    if not _mid_search(sys._getframe(2)):
+    their states are not judged (the answers they lead to are, when ``run`` shows them).
+    Nothing else tells the two apart (a goal reifies its input state, ``run`` the last
+    goal's output, one state object and type either way), so the caller is read: a
+    state is left unjudged only where the caller is positively one of kanren's goals."""
+    if not _mid_search(sys._getframe(1)):
         judge(S)
     return _reify_mapping(e, S)
 
 
-def _mid_search(caller: Any) -> bool:
-    """Whether ``reify`` was called by a kanren goal (not by ``run``, whose answers
-    reach reify from ``run`` itself or from the code consuming its lazy stream)."""
-    return caller is not None and caller.f_globals.get("__name__", "").startswith(
-        "kanren") and caller.f_code.co_name != "run"
+def _mid_search(frame: Any) -> bool:
+    """Whether ``reify`` was called by one of kanren's goals (:func:`_goal_codes`), the
+    first caller past the dispatch machinery (at any depth). Anything else, ``run``
+    itself, a later kanren's ``run`` helper, a wrapper, the code consuming ``run``'s
+    lazy stream, is judged: a caller not recognised costs a refusal, never a wrong
+    answer."""
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
+            in _DISPATCH:
+        frame = frame.f_back
+    return frame is not None and frame.f_code in _goal_codes()
+
+
+#: The packages ``reify`` runs through before reaching this module's function.
+_DISPATCH = frozenset({"multipledispatch", "unification"})
+
+_GOAL_CODES: list = [0, frozenset()]  # (kanren modules seen, their goals' code objects)
+
+
+def _goal_codes() -> frozenset:
+    """The code objects of kanren's goals: the named functions nested in its modules'
+    functions and methods (``membero``'s ``membero_goal``), never in ``run`` nor a
+    comprehension or lambda (a later ``run`` could reify its answers from one). Read
+    again when a kanren module is imported."""
+    modules = [m for name, m in list(sys.modules.items())
+               if name == "kanren" or name.startswith("kanren.")]
+    if len(modules) != _GOAL_CODES[0]:
+        found: set = set()
+        for module in modules:
+            for obj in list(vars(module).values()):
+                for f in [obj, *(vars(obj).values() if isinstance(obj, type) else ())]:
+                    code = getattr(f, "__code__", None)
+                    if code is not None and f is not kanren_run and \
+                            getattr(f, "__module__", None) == module.__name__:
+                        found |= _nested(code)
+        _GOAL_CODES[:] = [len(modules), frozenset(found)]
+    return _GOAL_CODES[1]
+
+
+def _nested(code: CodeType) -> set:
+    """The named functions' code objects nested in ``code`` (at any depth)."""
+    found = set()
+    for const in code.co_consts:
+        if isinstance(const, CodeType) and not const.co_name.startswith("<"):
+            found |= {const} | _nested(const)
+    return found
 
 
 reify.add((object, TypeState), _reify_judged)
