@@ -337,3 +337,47 @@ def test_run_written_elsewhere_still_judges_its_answers(where):
     with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
         space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[3]"))
     assert len(space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[4]"))) == 1
+
+
+@pytest.mark.parametrize("n", [0, 4, 5])
+def test_a_refusal_carries_the_answers_run_gave_before_it(n):
+    """``run(0, ...)`` (or ``run(k, ...)``) returns its answers in one tuple, which a
+    refusal ends: the refusal carries them, in order. ``(b*b) % 257`` is 0, 1, 2 at some
+    ``b`` and never 3 (Python over a period), and membero grounds 0, 1, 2, 3 in turn; a
+    run asking for fewer answers than those before the refusal is no refusal."""
+    values = {(b * b) % 257 for b in range(257)}
+    outs = (0, 1, 2, 3)
+    before = tuple(k for k in outs[:outs.index(3)] if k in values)
+    assert before == (0, 1, 2) and 3 not in values
+    sq = kt.relation("(n),(m)->((m*m) % 257)")
+    n1 = var()
+
+    def goals():
+        return (sq("float32[3]", "float32[b]", kt.pattern("float32", (n1,))),
+                membero(n1, outs))
+
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(b\*\*2\) % 257") as e:
+        run(n, n1, *goals())
+    assert e.value.answers == before
+    assert run(len(before), n1, *goals()) == before  # asks no further: no refusal
+    with pytest.raises(UndecidedAnswer) as lazy:  # read lazily: the consumer has them
+        list(run(None, n1, *goals()))
+    assert lazy.value.answers == ()
+
+
+def test_a_refusal_inside_a_goal_carries_only_its_own_run_answers():
+    """A ``run`` inside a goal of another (a nested call) keeps its answers apart: the
+    outer run's refusal carries the outer answers only."""
+    sq = kt.relation("(n),(m)->((m*m) % 257)")
+    n1, inner = var(), []
+
+    def nested(S):
+        X = var()
+        inner.append(run(0, X, kt.relation("(n)->(n)")("float32[5]", X)))
+        yield S
+
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, n1, sq("float32[3]", "float32[b]", kt.pattern("float32", (n1,))),
+            membero(n1, (0, 1, 2, 3)), nested)
+    assert e.value.answers == (0, 1, 2)
+    assert [tuple(t.shape for t in answers) for answers in inner] == [((5,),)] * 4

@@ -70,7 +70,12 @@ FEW = 8
 class UndecidedAnswer(ValueError):
     """A ``run`` answer whose state holds a size condition that nothing decides and no
     values tried meet: the answer would be a guess. ``condition`` is the condition's
-    text, ``size`` the size (or sizes, joined by ", ") it is over."""
+    text, ``size`` the size (or sizes, joined by ", ") it is over. ``answers``: those
+    ``run(0, ...)`` or ``run(k, ...)`` gave before it, in order (the refusal ends the
+    tuple they would have been returned in); ``()`` where ``run``'s lazy stream is read
+    (``run(None, ...)``: its consumer has them already)."""
+
+    answers: tuple = ()
 
     def __init__(self, condition: str, size: str):
         self.condition, self.size = condition, size
@@ -389,21 +394,54 @@ def _reify_judged(e: Any, S: TypeState) -> Any:
     Nothing else tells the two apart (a goal reifies its input state, ``run`` the last
     goal's output, one state object and type either way), so the caller is read: a
     state is left unjudged only where the caller is positively one of kanren's goals."""
-    if not _mid_search(sys._getframe(1)):
+    caller = _caller(sys._getframe(1))
+    if caller is not None and caller.f_code in _goal_codes():
+        return _reify_mapping(e, S)  # mid-search
+    given = _given(caller)
+    try:
         judge(S)
-    return _reify_mapping(e, S)
+    except UndecidedAnswer as refused:
+        if given is not None:
+            refused.answers = tuple(given)
+            del _GIVEN[caller]
+        raise
+    answer = _reify_mapping(e, S)
+    if given is not None:
+        given.append(answer)
+    return answer
 
 
-def _mid_search(frame: Any) -> bool:
-    """Whether ``reify`` was called by one of kanren's goals (:func:`_goal_codes`), the
-    first caller past the dispatch machinery (at any depth). Anything else, ``run``
-    itself, a later kanren's ``run`` helper, a wrapper, the code consuming ``run``'s
-    lazy stream, is judged: a caller not recognised costs a refusal, never a wrong
-    answer."""
+def _caller(frame: Any) -> Any:
+    """The first caller of ``reify`` past the dispatch machinery (at any depth). Only
+    one of kanren's goals (:func:`_goal_codes`) leaves a state unjudged: anything else,
+    ``run`` itself, a later kanren's ``run`` helper, a wrapper, the code consuming
+    ``run``'s lazy stream, is judged (a caller not recognised costs a refusal, never a
+    wrong answer)."""
     while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
             in _DISPATCH:
         frame = frame.f_back
-    return frame is not None and frame.f_code in _goal_codes()
+    return frame
+
+
+#: The answers each call of kanren's ``run`` still running gave so far, by its frame
+#: (held while here, so never another call's): a refusal carries its call's.
+_GIVEN: dict = {}
+
+
+def _given(caller: Any) -> list | None:
+    """The list of the answers given so far by the ``run`` call ``caller`` is (None
+    where ``caller`` is no call of kanren's ``run``: its stream is read lazily)."""
+    if caller is None or caller.f_code is not kanren_run.__code__:
+        return None
+    if caller not in _GIVEN:
+        for frame in list(_GIVEN):  # calls that have returned: their frames let go
+            try:
+                frame.clear()
+            except RuntimeError:  # still running (a run inside a goal of this one)
+                continue
+            del _GIVEN[frame]
+        _GIVEN[caller] = []
+    return _GIVEN[caller]
 
 
 #: The packages ``reify`` runs through before reaching this module's function.
