@@ -289,9 +289,14 @@ def test_a_witness_past_4095_is_found_from_the_bounds(named):
                    name="past")(lambda a: a)
         if holds:
             assert len(run(0, X, kt.relation(op)(x, X))) == 1
-        else:
-            with pytest.raises(UndecidedAnswer):
-                run(0, X, kt.relation(op)(x, X))
+            continue
+        with pytest.raises(UndecidedAnswer) as e:
+            run(0, X, kt.relation(op)(x, X))
+        # every condition judged together, in kt.query's words
+        stated = " and ".join(str(c) for c in kt.query(op, [x], [X])[0].where)
+        size = "b" if named else e.value.size
+        assert e.value.condition == stated == (
+            f"{size} >= 5000 and ({size}**2) % 257 >= 3 and ({size}**2) % 257 <= 3")
 
 
 @pytest.mark.parametrize(("clause", "holds"), [("n > m + 300", True), ("n == m + 1", False)])
@@ -381,3 +386,18 @@ def test_a_refusal_inside_a_goal_carries_only_its_own_run_answers():
             membero(n1, (0, 1, 2, 3)), nested)
     assert e.value.answers == (0, 1, 2)
     assert [tuple(t.shape for t in answers) for answers in inner] == [((5,),)] * 4
+
+
+def test_a_goal_reifying_mid_search_is_told_from_run_by_its_caller_alone():
+    """``membero(n, outs)`` after the relation reifies ``(n, outs)`` in the state the
+    relation yielded; ``run(0, (n, outs), relation)`` reifies the same term in the same
+    kind of state. The first is not judged (membero then binds n, and each value is
+    decided: none of 0..4 has ``(n*n) % 257 == 3``, Python), the second is (an answer
+    claiming some n has it): nothing but the caller tells the two apart."""
+    outs = (0, 1, 2, 3, 4)
+    assert all((n * n) % 257 != 3 for n in outs)
+    sq = kt.relation("(n)->((n*n) % 257)")
+    n = var()
+    assert run(0, n, sq(kt.pattern("float32", (n,)), "float32[3]"), membero(n, outs)) == ()
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(_?\w+\*\*2\) % 257"):
+        run(0, (n, outs), sq(kt.pattern("float32", (n,)), "float32[3]"))

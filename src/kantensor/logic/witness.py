@@ -70,10 +70,11 @@ FEW = 8
 class UndecidedAnswer(ValueError):
     """A ``run`` answer whose state holds a size condition that nothing decides and no
     values tried meet: the answer would be a guess. ``condition`` is the condition's
-    text, ``size`` the size (or sizes, joined by ", ") it is over. ``answers``: those
-    ``run(0, ...)`` or ``run(k, ...)`` gave before it, in order (the refusal ends the
-    tuple they would have been returned in); ``()`` where ``run``'s lazy stream is read
-    (``run(None, ...)``: its consumer has them already)."""
+    text (the conditions judged together, joined by " and "), ``size`` the size (or
+    sizes, joined by ", ") it is over. ``answers``: those ``run(0, ...)`` or
+    ``run(k, ...)`` gave before it, in order (the refusal ends the tuple they would
+    have been returned in); ``()`` where ``run``'s lazy stream is read
+    (``run(None, ...)``: its reader has them already)."""
 
     answers: tuple = ()
 
@@ -122,12 +123,12 @@ def _judge(pending: tuple, s: dict) -> None:
         if _found(sizes, group, s, pending):
             continue
         stated = [c for c in group if c[1] is not None]  # not a fact's atom
-        op, left, right, diff, _ = next((c for c in stated if c[0] == "=="), stated[0])
-        if left - right != diff:  # an equation an unknown was eliminated from
-            op = "=="
-        names = size_names([left, right, *(unknown(v) for v in sizes
-                                           if not isinstance(v, str))])
-        raise UndecidedAnswer(f"{_text(left, names)} {op} {_text(right, names)}",
+        names = size_names([*(x for c in stated for x in c[1:3]),
+                            *(unknown(v) for v in sizes if not isinstance(v, str))])
+        said = dict.fromkeys(  # (an equation an unknown was eliminated from: as written)
+            f"{_text(left, names)} {'==' if left - right != diff else op} "
+            f"{_text(right, names)}" for op, left, right, diff, _ in stated)
+        raise UndecidedAnswer(" and ".join(said),
                               ", ".join(sorted(v if isinstance(v, str) else str(names[v])
                                                for v in sizes)))
 
