@@ -59,11 +59,8 @@ MAX_ASKS = 64
 #: What one substitution of values into a check costs, in tries.
 SUBSTITUTION = 4
 
-#: The most values one size is tried at under one set of values of the others.
-MAX_LAST = 1 << 10
-
-#: The most values of a size that is not the last of a search (values its own checks
-#: allow) the next sizes are searched under.
+#: The fewest values of a size that is not the last of a search (values its own
+#: checks allow) the next sizes are searched under (two sizes: 64 each, three: 16).
 FEW = 8
 
 
@@ -244,6 +241,7 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
     order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
                                              v in c[4]), repr(v)))
     budget = _Budget()
+    per = min(SMALL, max(FEW, round(MAX_SEARCH ** (1 / len(sizes)))))  # 64, 16, 8...
 
     def assign(i: int, at: dict) -> bool:
         v = order[i]
@@ -258,9 +256,9 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         except ZeroDivisionError:  # a check without value at the values given so far
             return False
         last, accepted = i + 1 == len(order), 0
-        for tries, k in enumerate(_values(v, diffs, compares, s, pending, budget)):
+        for k in _values(v, diffs, compares, s, pending, budget, last):
             budget.tries -= 1
-            if budget.tries < 0 or tries >= MAX_LAST:
+            if budget.tries < 0:
                 return False
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
@@ -270,7 +268,7 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
                 if last or assign(i + 1, {**at, v: k}):
                     return True
                 accepted += 1
-                if accepted >= FEW:
+                if accepted >= per:
                     return False
         return False
 
@@ -278,10 +276,11 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
 
 
 def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
-            budget: _Budget) -> Iterable[int]:
+            budget: _Budget, last: bool) -> Iterable[int]:
     """The values a search tries ``v`` at: where its checks leave it alone and its
     methods leave it a set holding every value that meets them (:func:`_exact`), that
-    set; else its :data:`SMALL` least, then from the least its bounds allow."""
+    set; else its :data:`SMALL` least, then from the least its bounds allow (the last
+    size :data:`SMALL` of them: it is tried under each set of values of the others)."""
     if any(not may_hold(d, {}) for d in diffs if isinstance(d, int)):
         return  # an equation the other sizes' values decide false
     alone = [d for d in diffs if _symbols(d) == {v}]
@@ -297,7 +296,9 @@ def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
         yield from (k for k in exact if k >= 0)
         return
     yield from range(SMALL)
-    yield from range(max(least, SMALL), max(least, SMALL) + MAX_WITNESS)
+    if least >= SMALL or not last:
+        yield from range(max(least, SMALL), max(least, SMALL) + (SMALL if last else
+                                                                 MAX_WITNESS))
 
 
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
