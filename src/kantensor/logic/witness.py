@@ -436,12 +436,14 @@ def _given(caller: Any) -> list | None:
     if caller is None or caller.f_code is not kanren_run.__code__:
         return None
     if caller not in _GIVEN:
-        for frame in list(_GIVEN):  # calls that have returned: their frames let go
-            try:
-                frame.clear()
-            except RuntimeError:  # still running (a run inside a goal of this one)
-                continue
-            del _GIVEN[frame]
+        if _GIVEN:  # calls that have returned (on no thread's stack) are let go
+            running = set()
+            for frame in sys._current_frames().values():
+                while frame is not None and frame not in running:
+                    running.add(frame)
+                    frame = frame.f_back
+            for frame in [f for f in _GIVEN if f not in running]:
+                del _GIVEN[frame]
         _GIVEN[caller] = []
     return _GIVEN[caller]
 
