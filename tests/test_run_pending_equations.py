@@ -9,15 +9,20 @@ naming the condition, which ``kt.query`` states in its ``where``. Answers decide
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kanren import eq, membero, run
-from unification import var
+from kanren import eq, lall, membero, run
+from unification import reify, var
 
 import kantensor as kt
 import sizing
+from kantensor.logic.terms import fresh
+from kantensor.logic.wording import size_names
 from kantensor.query import UndecidedAnswer
+from kantensor.types.dim import unknown
 
 EXAMPLES = sizing.size("RUN_PENDING_EXAMPLES", 20, 400)
 
@@ -53,10 +58,11 @@ def _python(fn, outs) -> set[int]:
     return found
 
 
-def _answers(text: str, second: str | None, outs) -> tuple[list[int], UndecidedAnswer | None]:
+def _answers(text: str, second: str | None, outs, m=None
+             ) -> tuple[list[int], UndecidedAnswer | None]:
     op = kt.op(text, name="pending")(lambda a, b: a)
     size = kt.TensorType("float32", (kt.Dim(second),)) if second else \
-        kt.pattern("float32", (var(),))
+        kt.pattern("float32", (var() if m is None else m,))
     n1 = var()
     got: list[int] = []
     try:
@@ -73,12 +79,14 @@ def _answers(text: str, second: str | None, outs) -> tuple[list[int], UndecidedA
 @pytest.mark.parametrize(("text", "fn", "outs", "shown"), UNDECIDED,
                          ids=[c[0] for c in UNDECIDED])
 def test_run_never_grounds_an_undecided_equation(text, fn, outs, shown, second):
-    got, error = _answers(text, second, outs)
+    m = var()
+    got, error = _answers(text, second, outs, m)
     given = _python(fn, set(outs))
     assert set(got) <= given, (text, set(got) - given)
     assert error is not None, (text, got)
     assert shown in error.condition
-    assert error.size == (second or "?")
+    assert error.size == (second or m.token)  # the open size as kt.query names it
+    assert f"({error.size}**2)" in error.condition
     assert "kt.query states such a condition" in str(error)
 
 
@@ -182,3 +190,214 @@ def test_any_reified_term_is_judged(term):
     with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
         run(0, shown, sq(X, "float32[3]"))
     assert len(run(0, shown, sq(X, "float32[4]"))) == 1
+
+
+PAIR = "(n),(m)->((n*n) % 257 + 257*((m*m) % 257))"
+
+
+def _pair_values() -> set[int]:
+    """Every output size of :data:`PAIR` (Python over a period of each size)."""
+    return {(a * a) % 257 + 257 * ((b * b) % 257) for a in range(257) for b in range(257)}
+
+
+@pytest.mark.parametrize("names", [("a", "c"), (None, None), ("a", None)],
+                         ids=["named", "anonymous", "mixed"])
+def test_a_refusal_names_each_size_as_kt_query_states_it(names):
+    """Two open sizes of a refused answer are two names in its message (never merged
+    into one ``unknown``: ``(a**2) % 257 + 257*((c**2) % 257)`` is no multiple of one
+    remainder), each as ``kt.query`` names that logic variable in its ``where``; 3 is
+    no output size (Python), so the refusal is right."""
+    assert 3 not in _pair_values()
+    a, c = (var(n) if n else var() for n in names)
+    ins = [kt.pattern("float32", (a,)), kt.pattern("float32", (c,))]
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, var(), kt.relation(PAIR)(*ins, "float32[3]"))
+    (shown,) = [str(w) for w in kt.query(PAIR, ins, ["float32[3]"])[0].where]
+    ta, tc = str(a.token), str(c.token)
+    if names == ("a", "c"):
+        assert e.value.condition == "3 == (a**2) % 257 + 257*((c**2) % 257)" == shown
+    for x, y in itertools.product(range(30), range(30)):  # one condition, as Python reads it
+        at = {ta: x, tc: y}
+        assert eval(e.value.condition, {}, at) == eval(shown, {}, at) == (  # noqa: S307
+            3 == (x * x) % 257 + 257 * ((y * y) % 257))
+    both = ", ".join(sorted((ta, tc)))
+    assert e.value.size == both
+    assert f"over the sizes {both} that" in str(e.value)
+    assert f"no values of {both} tried" in str(e.value)
+
+
+def test_a_refusal_tells_two_sizes_of_one_name_apart():
+    """Two solver sizes both made for ``n`` (as two relations' ``n`` are), and a user's
+    variable or a named size of a name one of them would take, are told apart: each
+    solver size by the token ``run`` shows it with (``~n_4``), never merged."""
+    n1, n2, user = fresh("n"), fresh("n"), var("m")
+    value = unknown(n1) * unknown(n1) + 257 * unknown(n2) + unknown(user) + kt.Dim("m")
+    names = size_names([value])
+    assert [str(names[v]) for v in (n1, n2)] == [n1.token, n2.token]
+    assert str(names[user]) not in {"m", n1.token, n2.token}
+    assert size_names([unknown(n1) + 1]) == {n1: kt.Dim("n")}
+
+
+#: an output size over four sizes whose value depends on their residues modulo a small
+#: int only: Python over one period of each gives every value there is
+FOUR = [("(a*b + c*d) % 11", 11), ("(a*a + b*b + c*c + d*d) % 13", 13),
+        ("(a*b*c + d*d) % 7", 7), ("(a*b - c*d + 3) % 11", 11),
+        ("(a*a*b + c*d*d) % 13", 13)]
+
+
+@pytest.mark.parametrize(("expr", "period"), FOUR, ids=[e for e, _ in FOUR])
+def test_a_condition_over_four_sizes_is_judged(expr, period):
+    """An answer whose condition ties four open sizes is given where Python finds
+    sizes giving it (a witness) and never where it finds none (a group over four sizes
+    was refused whatever it held)."""
+    values = {eval(expr, {}, dict(zip("abcd", k, strict=True)))  # noqa: S307
+              for k in itertools.product(range(period), repeat=4)}
+    rel = kt.relation(f"(a),(b),(c),(d)->({expr})")
+    for out in range(period + 2):
+        ins = [kt.pattern("float32", (var(),)) for _ in range(4)]
+        try:
+            got = run(0, var(), rel(*ins, f"float32[{out}]"))
+        except UndecidedAnswer as e:
+            raise AssertionError((expr, out, out in values, str(e))) from None
+        assert bool(got) == (out in values), (expr, out, got)
+
+
+def test_where_clauses_over_four_sizes_are_judged():
+    """``a*b + c*d == 7`` has sizes meeting it (7, 1, 0, 0): the answer is given;
+    ``(a*a + b*b) % 4 == 3`` none (Python over a period): it never is."""
+    assert any(a * b + c * d == 7 for a, b, c, d in itertools.product(range(8), repeat=4))
+    assert not any((a * a + b * b) % 4 == 3 for a, b in itertools.product(range(4), repeat=2))
+    X = var()
+    ins = [kt.pattern("float32", (var(),)) for _ in range(4)]
+    assert len(run(0, X, kt.relation("(a),(b),(c),(d)->(a) where a*b + c*d == 7")(*ins, X))) == 1
+    with pytest.raises(UndecidedAnswer, match=r"% 4"):
+        run(0, X, kt.relation("(a),(b),(c),(d)->(d) where (a*a + b*b + c - c) % 4 == 3, "
+                              "d >= a")(*ins, X))
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "open"])
+def test_a_witness_past_4095_is_found_from_the_bounds(named):
+    """``m >= 5000`` beside ``(m*m) % 257 == 4`` (as where-clauses): sizes past 4095 meet
+    them (5142, Python), so the answer is given; with 3 none does (no square modulo
+    257), so it never is."""
+    assert any((m * m) % 257 == 4 for m in range(5000, 5300))
+    assert all((m * m) % 257 != 3 for m in range(257))
+    x = kt.TensorType("float32", (kt.Dim("b"),)) if named else kt.pattern("float32", (var(),))
+    X = var()
+    for k, holds in ((4, True), (3, False)):
+        op = kt.op(f"(m)->(m) where m >= 5000, (m*m) % 257 >= {k}, (m*m) % 257 <= {k}",
+                   name="past")(lambda a: a)
+        if holds:
+            assert len(run(0, X, kt.relation(op)(x, X))) == 1
+            continue
+        with pytest.raises(UndecidedAnswer) as e:
+            run(0, X, kt.relation(op)(x, X))
+        # every condition judged together, in kt.query's words
+        stated = " and ".join(str(c) for c in kt.query(op, [x], [X])[0].where)
+        size = "b" if named else e.value.size
+        assert e.value.condition == stated == (
+            f"{size} >= 5000 and ({size}**2) % 257 >= 3 and ({size}**2) % 257 <= 3")
+
+
+@pytest.mark.parametrize(("clause", "holds"), [("n > m + 300", True), ("n == m + 1", False)])
+def test_two_named_sizes_a_where_clause_ties_are_judged_together(clause, holds):
+    """``(a*a) % 257 == 4`` and ``(b*b) % 257 == 4`` under ``a > b + 300``: 516 and 2
+    meet them all (Python), so the answer is given; under ``a == b + 1`` no sizes do
+    (each is 2 or 255 modulo 257), so it never is."""
+    found = any((a * a) % 257 == 4 and (b * b) % 257 == 4 and
+                eval(clause, {}, {"n": a, "m": b})  # noqa: S307
+                for a in range(600) for b in range(257))
+    assert found == holds
+    op = kt.op(f"(n),(m)->((n*n) % 257, (m*m) % 257) where {clause}",
+               name="tied")(lambda a, b: a)
+    ins = [kt.TensorType("float32", (kt.Dim(d),)) for d in "ab"]
+    X = var()
+    if holds:
+        assert len(run(0, X, kt.relation(op)(*ins, "float32[4,4]"))) == 1
+    else:
+        with pytest.raises(UndecidedAnswer):
+            run(0, X, kt.relation(op)(*ins, "float32[4,4]"))
+
+
+#: ``run`` as another kanren might write it (its answers reified in a comprehension of
+#: kanren's own module), and a wrapper of kanren's ``run`` in a module of kanren's name:
+#: neither is one of kanren's goals, so what they reify is judged
+ELSEWHERE = {
+    "another kanren's run": ("kanren.core", "def answers(x, goal):\n"
+                             "    return tuple(reify(x, s) for s in lall(goal)({}))\n"),
+    "a wrapper": ("kanren_wrapper", "def answers(x, goal):\n"
+                  "    return tuple(run(None, x, goal))\n"),
+}
+
+
+@pytest.mark.parametrize("where", list(ELSEWHERE))
+def test_run_written_elsewhere_still_judges_its_answers(where):
+    """No size ``n`` has ``(n*n) % 257 == 3`` (Python over a period): an answer shown
+    by a ``run`` written elsewhere is refused as by kanren's own, never given."""
+    assert all((n * n) % 257 != 3 for n in range(257))
+    module, source = ELSEWHERE[where]
+    space = {"__name__": module, "reify": reify, "lall": lall, "run": run}
+    exec(source, space)  # noqa: S102
+    X = var()
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(n\*\*2\) % 257"):
+        space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[3]"))
+    assert len(space["answers"](X, kt.relation("(n)->((n*n) % 257)")(X, "float32[4]"))) == 1
+
+
+@pytest.mark.parametrize("n", [0, 4, 5])
+def test_a_refusal_carries_the_answers_run_gave_before_it(n):
+    """``run(0, ...)`` (or ``run(k, ...)``) returns its answers in one tuple, which a
+    refusal ends: the refusal carries them, in order. ``(b*b) % 257`` is 0, 1, 2 at some
+    ``b`` and never 3 (Python over a period), and membero grounds 0, 1, 2, 3 in turn; a
+    run asking for fewer answers than those before the refusal is no refusal."""
+    values = {(b * b) % 257 for b in range(257)}
+    outs = (0, 1, 2, 3)
+    before = tuple(k for k in outs[:outs.index(3)] if k in values)
+    assert before == (0, 1, 2) and 3 not in values
+    sq = kt.relation("(n),(m)->((m*m) % 257)")
+    n1 = var()
+
+    def goals():
+        return (sq("float32[3]", "float32[b]", kt.pattern("float32", (n1,))),
+                membero(n1, outs))
+
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(b\*\*2\) % 257") as e:
+        run(n, n1, *goals())
+    assert e.value.answers == before
+    assert run(len(before), n1, *goals()) == before  # asks no further: no refusal
+    with pytest.raises(UndecidedAnswer) as lazy:  # read lazily: the consumer has them
+        list(run(None, n1, *goals()))
+    assert lazy.value.answers == ()
+
+
+def test_a_refusal_inside_a_goal_carries_only_its_own_run_answers():
+    """A ``run`` inside a goal of another (a nested call) keeps its answers apart: the
+    outer run's refusal carries the outer answers only."""
+    sq = kt.relation("(n),(m)->((m*m) % 257)")
+    n1, inner = var(), []
+
+    def nested(S):
+        X = var()
+        inner.append(run(0, X, kt.relation("(n)->(n)")("float32[5]", X)))
+        yield S
+
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, n1, sq("float32[3]", "float32[b]", kt.pattern("float32", (n1,))),
+            membero(n1, (0, 1, 2, 3)), nested)
+    assert e.value.answers == (0, 1, 2)
+    assert [tuple(t.shape for t in answers) for answers in inner] == [((5,),)] * 4
+
+
+def test_a_goal_reifying_mid_search_is_told_from_run_by_its_caller_alone():
+    """``membero(n, outs)`` after the relation reifies ``(n, outs)`` in the state the
+    relation yielded; ``run(0, (n, outs), relation)`` reifies the same term in the same
+    kind of state. The first is not judged (membero then binds n, and each value is
+    decided: none of 0..4 has ``(n*n) % 257 == 3``, Python), the second is (an answer
+    claiming some n has it): nothing but the caller tells the two apart."""
+    outs = (0, 1, 2, 3, 4)
+    assert all((n * n) % 257 != 3 for n in outs)
+    sq = kt.relation("(n)->((n*n) % 257)")
+    n = var()
+    assert run(0, n, sq(kt.pattern("float32", (n,)), "float32[3]"), membero(n, outs)) == ()
+    with pytest.raises(UndecidedAnswer, match=r"3 == \(_?\w+\*\*2\) % 257"):
+        run(0, (n, outs), sq(kt.pattern("float32", (n,)), "float32[3]"))

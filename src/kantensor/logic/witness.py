@@ -6,21 +6,25 @@ that some values of those sizes meet it. Propagation decides most such equations
 or bind the unknown); one none of its methods decides (``(b*b) % 257 == 3``: int
 divisors whose classes are too many to read) would make the answer a guess. So before
 a :class:`~.store.TypeState` is reified, the pending equations and where-clauses,
-grouped by the sizes they share, are judged by a witness: values at which all of a
-group's hold, looked for among the few values the methods of :mod:`.oneunknown` and
-:mod:`.quotients` leave, else among the sizes up to :data:`MAX_WITNESS` (one size) or
-small tuples (two or three sizes, :data:`MAX_JOINT`; a group over more is not judged
-and refused). Where none is found the answer is not given: :class:`UndecidedAnswer`
-names the condition, which ``kt.query`` states in its answer's ``where``.
+grouped by the sizes they share (and by the facts' atoms tying named sizes), are
+judged by a witness: values at which all of a group's hold, looked for among the few
+values the methods of :mod:`.oneunknown` and :mod:`.quotients` leave or the bounds
+allow, else among the sizes up to :data:`MAX_WITNESS` (one size); a group over several
+sizes gives them values one at a time, each size its least values or, once the
+others have theirs, those its own methods leave (:func:`_search`, at most
+:data:`MAX_SEARCH` tries). Where none is found the answer is not given:
+:class:`UndecidedAnswer` names the condition, which ``kt.query`` states in its
+answer's ``where``.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Iterable, Mapping
-from itertools import product
+from types import CodeType
 from typing import Any
 
+from kanren import run as kanren_run
 from unification.core import reify
 
 from ..types.dim import Dim, DimLike, unknown
@@ -32,7 +36,7 @@ from .oneunknown import candidates
 from .quotients import may_hold, named_values, tail_values
 from .rigid import facts_of
 from .store import TypeState, TypeStore
-from .wording import readable
+from .wording import size_names
 
 __all__ = ["MAX_WITNESS", "UndecidedAnswer", "judge"]
 
@@ -46,25 +50,41 @@ SMALL = 64
 #: The most values a method's set of values is tried at.
 MAX_VALUES = 1 << 16
 
-#: The most sizes one group of equations and where-clauses is judged over together,
-#: and the most tuples of their values tried (a group over more sizes is not judged).
-MAX_JOINT_SIZES = 3
-MAX_JOINT = 1 << 12
+#: The most values a group of conditions over several sizes is tried at in all (one
+#: size at a time: :func:`_search`), and the most times its sizes' own methods are
+#: asked for values (each may cost an elimination): a hostile group stays bounded.
+MAX_SEARCH = 1 << 12
+MAX_ASKS = 64
+
+#: What one substitution of values into a check costs, in tries.
+SUBSTITUTION = 4
+
+#: The fewest values of a size that is not the last of a search (values its own
+#: checks allow) the next sizes are searched under (two sizes: 64 each, three: 16).
+FEW = 8
 
 
 class UndecidedAnswer(ValueError):
     """A ``run`` answer whose state holds a size condition that nothing decides and no
     values tried meet: the answer would be a guess. ``condition`` is the condition's
-    text, ``size`` the size (or sizes, joined by ", ") it is over."""
+    text (the conditions judged together, joined by " and "), ``size`` the size (or
+    sizes, joined by ", ") it is over. ``answers``: those ``run(0, ...)`` or
+    ``run(k, ...)`` gave before it, in order (the refusal ends the tuple they would
+    have been returned in); ``()`` where ``run``'s lazy stream is read
+    (``run(None, ...)``: its reader has them already)."""
+
+    answers: tuple = ()
 
     def __init__(self, condition: str, size: str):
         self.condition, self.size = condition, size
+        several = ", " in size
         super().__init__(
             f"run cannot give this answer as true: it holds only where {condition}, a "
-            f"condition over the size {size} that the solver cannot decide and for which "
-            f"no value of {size} tried (its bounds', else 0 to {MAX_WITNESS - 1}) is found. "
-            f"kt.query states such a "
-            f"condition in its answer's where; or bind {size} (eq, membero)")
+            f"condition over the size{'s' if several else ''} {size} that the solver "
+            f"cannot decide and for which no value{'s' if several else ''} of {size} "
+            f"tried (its bounds', else 0 to {MAX_WITNESS - 1}) {'are' if several else 'is'}"
+            f" found. kt.query states such a condition in its answer's where; or bind "
+            f"{size} (eq, membero)")
 
 
 def judge(S: TypeState) -> None:
@@ -79,9 +99,10 @@ def judge(S: TypeState) -> None:
 
 
 def _judge(pending: tuple, s: dict) -> None:
-    """Group the pending equations and where-clauses by the sizes they share, and find a
-    witness for each group: one size alone by :func:`_witness`, two or three together
-    by :func:`_joint`; a group over more sizes, or with no witness, raises."""
+    """Group the pending equations and where-clauses, with the facts' atoms over the
+    named sizes they mention, by the sizes they share, and find a witness for each
+    group: one size alone by :func:`_witness`, several by :func:`_search`; a group with
+    none found raises."""
     checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset]] = []
     for c in pending:
         if not isinstance(c, Equation | Compare):
@@ -94,14 +115,36 @@ def _judge(pending: tuple, s: dict) -> None:
         symbols = frozenset(free_symbols(diff)) if isinstance(diff, Dim) else frozenset()
         checks.append(("==" if isinstance(c, Equation) else c.op, left, right, diff,
                        symbols))
-    for sizes, group in _groups(_eliminated(checks)):
+    checks = _eliminated(checks)
+    for sizes, group in _groups(checks + _atoms(checks, facts_of(s))):
         if _found(sizes, group, s, pending):
             continue
-        op, left, right, diff, _ = next((c for c in group if c[0] == "=="), group[0])
-        if left - right != diff:  # an equation an unknown was eliminated from
-            op = "=="
-        raise UndecidedAnswer(f"{readable(left)} {op} {readable(right)}",
-                              ", ".join(_name(v) for v in sizes))
+        stated = [c for c in group if c[1] is not None]  # not a fact's atom
+        names = size_names([*(x for c in stated for x in c[1:3]),
+                            *(unknown(v) for v in sizes if not isinstance(v, str))])
+        said = dict.fromkeys(  # (an equation an unknown was eliminated from: as written)
+            f"{_text(left, names)} {'==' if left - right != diff else op} "
+            f"{_text(right, names)}" for op, left, right, diff, _ in stated)
+        raise UndecidedAnswer(" and ".join(said),
+                              ", ".join(sorted(v if isinstance(v, str) else str(names[v])
+                                               for v in sizes)))
+
+
+def _atoms(checks: list, facts: Any) -> list:
+    """The facts' atoms (``a > b``) over the named sizes the checks mention, and over
+    those sizes' (closed over): a witness of the checks must meet them together, so
+    they join the named sizes they tie into one group (``left`` None: no condition to
+    name)."""
+    names = {v for *_, symbols in checks for v in symbols if isinstance(v, str)}
+    found: list = []
+    atoms = [(d, op, _symbols(d)) for d, op, _ in (c.triple() for c in facts.atoms)]
+    while True:
+        more = [(op, None, None, d, sym) for d, op, sym in atoms
+                if sym & names and not any(d is a[3] for a in found)]
+        if not more:
+            return found
+        found += more
+        names |= {v for *_, sym in more for v in sym}
 
 
 def _eliminated(checks: list) -> list:
@@ -144,8 +187,8 @@ def _solved(diff: DimLike, u: Any) -> DimLike | None:
     return None
 
 
-def _name(v: Any) -> str:
-    return v if isinstance(v, str) else readable(unknown(v))
+def _text(x: DimLike, names: dict) -> str:
+    return str(substitute(x, names)) if isinstance(x, Dim) else str(x)
 
 
 def _groups(checks: list) -> list[tuple[list, list]]:
@@ -173,35 +216,89 @@ def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         diffs = [diff for op, _, _, diff, _ in group if op == "=="]
         compares = [(op, diff) for op, _, _, diff, _ in group if op != "=="]
         return _witness(v, diffs, compares, s, pending) is not None
-    return len(sizes) <= MAX_JOINT_SIZES and _joint(sizes, group, s, pending)
+    return _search(sizes, group, s, pending)
 
 
-def _joint(sizes: list, group: list, s: dict, pending: tuple) -> bool:
-    """Whether some sizes, together, meet every check of the group: each size ranges
-    over its :data:`SMALL` least values (fewer for three sizes: :data:`MAX_JOINT`
-    tuples in all) and the few values its own equations leave."""
+class _Budget:
+    """What a search over several sizes may still spend: value tries, and asks of a
+    size's own methods (each may cost an elimination)."""
+
+    __slots__ = ("tries", "asks")
+
+    def __init__(self) -> None:
+        self.tries, self.asks = MAX_SEARCH, MAX_ASKS
+
+
+def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+    """Whether some values of the sizes, together, meet every check of the group: the
+    sizes are given values one at a time (those fewest equations tie first), each check
+    judged once its sizes all have one; a size a check leaves alone once the others
+    have values is tried at the values its own methods leave (the few roots or
+    classes, its bounds: ``a*b + c*d == 7`` at a = b = c = 0 is ``7 == 0``, at
+    c = 1 it leaves d = 7), else at its least values. At most :data:`MAX_SEARCH`
+    tries in all."""
     facts = facts_of(s)
-    per = max(2, int(round(MAX_JOINT ** (1 / len(sizes)))))
-    values = []
-    for v in sizes:
-        own = [diff for op, _, _, diff, symbols in group if op == "==" and symbols == {v}]
-        tried = _tried(v, own, s, pending) if own else None
-        if own and tried is None:
-            return False  # an equation of v alone holds nowhere
-        few = list(range(min(per, SMALL)))
-        if tried is not None:
-            few += [k for k in list(tried[:per]) if k not in few]
-        values.append([k for k in few if not isinstance(v, str)
-                       or facts.decide((Dim(v) - k, "==", 0)) is not False])
-    triples = [c.triple() for c in facts.atoms] if any(isinstance(v, str) for v in sizes) \
-        else []
-    for ks in product(*values):
-        at = dict(zip(sizes, ks, strict=True))
-        if all(may_hold(diff, at) if op == "==" else _compares(op, diff, at)
-               for op, _, _, diff, _ in group) \
-                and all(_compares(op, d, at) for d, op, _ in triples):
-            return True
-    return False
+    order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
+                                             v in c[4]), repr(v)))
+    budget = _Budget()
+    per = min(SMALL, max(FEW, round(MAX_SEARCH ** (1 / len(sizes)))))  # 64, 16, 8...
+
+    def assign(i: int, at: dict) -> bool:
+        v = order[i]
+        known = {*at, v}
+        mine = [(op, diff) for op, _, _, diff, sym in group if v in sym and sym <= known]
+        budget.tries -= 1 + SUBSTITUTION * len(mine)  # (a substitution costs some tries)
+        if budget.tries < 0:
+            return False
+        try:
+            diffs = [substitute(d, at) for op, d in mine if op == "=="]
+            compares = [(op, substitute(d, at)) for op, d in mine if op != "=="]
+        except ZeroDivisionError:  # a check without value at the values given so far
+            return False
+        last, accepted = i + 1 == len(order), 0
+        for k in _values(v, diffs, compares, s, pending, budget, last):
+            budget.tries -= 1
+            if budget.tries < 0:
+                return False
+            there = {v: k}
+            if all(may_hold(d, there) for d in diffs) and \
+                    all(_compares(op, d, there) for op, d in compares) and \
+                    (not isinstance(v, str) or facts.decide((Dim(v) - k, "==", 0))
+                     is not False):
+                if last or assign(i + 1, {**at, v: k}):
+                    return True
+                accepted += 1
+                if accepted >= per:
+                    return False
+        return False
+
+    return assign(0, {})
+
+
+def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
+            budget: _Budget, last: bool) -> Iterable[int]:
+    """The values a search tries ``v`` at: where its checks leave it alone and its
+    methods leave it a set holding every value that meets them (:func:`_exact`), that
+    set; else its :data:`SMALL` least, then from the least its bounds allow (the last
+    size :data:`SMALL` of them: it is tried under each set of values of the others)."""
+    if any(not may_hold(d, {}) for d in diffs if isinstance(d, int)):
+        return  # an equation the other sizes' values decide false
+    alone = [d for d in diffs if _symbols(d) == {v}]
+    bounded = [(op, d) for op, d in compares if _symbols(d) == {v}]
+    if not (alone or bounded) or budget.asks <= 0:
+        yield from range(SMALL)  # (no more asks: its least values only)
+        return
+    budget.asks -= 1
+    exact, least = _exact(v, alone, s, pending, bounded)
+    if exact is None:
+        return
+    if exact is not _OPEN:
+        yield from (k for k in exact if k >= 0)
+        return
+    yield from range(SMALL)
+    if least >= SMALL or not last:
+        yield from range(max(least, SMALL), max(least, SMALL) + (SMALL if last else
+                                                                 MAX_WITNESS))
 
 
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
@@ -213,7 +310,7 @@ def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
     found = _first(v, range(SMALL), diffs, compares, facts)
     if found is not None:
         return found
-    tried = _tried(v, diffs, s, pending)
+    tried = _tried(v, diffs, s, pending, compares)
     return None if tried is None else _first(v, tried, diffs, compares, facts)
 
 
@@ -221,6 +318,8 @@ def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts:
            ) -> int | None:
     compares = tuple(compares)
     for k in tried:
+        if k < 0:
+            continue  # no size
         at = {v: k}
         if all(may_hold(d, at) for d in diffs) and all(_compares(op, d, at)
                                                        for op, d in compares) \
@@ -230,11 +329,28 @@ def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts:
     return None
 
 
-def _tried(v: Any, diffs: list, s: dict, pending: tuple) -> Any:
-    """The sizes a witness is looked for among: the few values a method leaves one of
-    the equations (None if a method shows it holds nowhere), else the values its bounds
-    allow (``n//1000 == 5``: 5000 to 5999), else :data:`MAX_WITNESS` sizes from its
-    least."""
+def _tried(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
+           ) -> Any:
+    """The sizes a witness is looked for among: :func:`_exact`'s, else
+    :data:`MAX_WITNESS` sizes from the least its bounds allow."""
+    exact, least = _exact(v, diffs, s, pending, compares)
+    return range(least, least + MAX_WITNESS) if exact is _OPEN else exact
+
+
+#: The comparisons bounds are read from.
+_ORDERS = frozenset({"<", "<=", ">", ">="})
+
+#: :func:`_exact` found no set that holds every value meeting the conditions.
+_OPEN = object()
+
+
+def _exact(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
+           ) -> tuple[Any, int]:
+    """Every value of ``v`` meeting the equations ``diff == 0`` and comparisons, as far
+    as a method shows them, and the least value the bounds allow: the few values a
+    method leaves one of the equations (None if a method shows it holds nowhere), else
+    the values its bounds and the comparisons' allow (``n//1000 == 5``: 5000 to 5999),
+    else :data:`_OPEN` (``n >= 5000``: the least is 5000)."""
     least = 0
     for diff in diffs:
         few = named_values(diff, s, pending) if isinstance(v, str) else \
@@ -242,18 +358,21 @@ def _tried(v: Any, diffs: list, s: dict, pending: tuple) -> Any:
         if few is None and not isinstance(v, str):
             few = tail_values(diff, v)
         if few is NO_SOLUTION:
-            return None
+            return None, 0
         if isinstance(few, int):
-            return (few,)
+            return (few,), 0
         if isinstance(few, range | tuple | list) and len(few[:MAX_VALUES + 1]) <= MAX_VALUES:
-            return few
-    for diff in diffs:
-        lo, hi = bounds(((diff, "==", 0),), Dim(v) if isinstance(v, str) else unknown(v))
+            return few, 0
+    x = Dim(v) if isinstance(v, str) else unknown(v)
+    compares = tuple((d, op, 0) for op, d in compares if op in _ORDERS)
+    for conditions in [*(((diff, "==", 0),) for diff in diffs),
+                       *([compares] if compares else [])]:
+        lo, hi = bounds(conditions, x)
         lo = max(lo or 0, 0)
         if hi is not None and hi - lo < MAX_VALUES:
-            return range(lo, hi + 1)
+            return range(lo, hi + 1), 0
         least = max(least, lo)
-    return range(least, least + MAX_WITNESS)
+    return _OPEN, least
 
 
 def _compares(op: str, diff: DimLike, at: dict) -> bool:
@@ -273,17 +392,95 @@ def _reify_judged(e: Any, S: TypeState) -> Any:
     calls once per answer, not on ``_reify`` (whose per-type entries walk the term's
     parts and would be ambiguous with an ``object`` one). kanren's own goals reify too,
     mid-search (``membero`` its arguments), where a later goal may still bind a size:
-    their states are not judged (the answers they lead to are, when ``run`` shows them)."""
-    if not _mid_search(sys._getframe(2)):
+    their states are not judged (the answers they lead to are, when ``run`` shows them).
+    Nothing else tells the two apart (a goal reifies its input state, ``run`` the last
+    goal's output, one state object and type either way), so the caller is read: a
+    state is left unjudged only where the caller is positively one of kanren's goals."""
+    caller = _caller(sys._getframe(1))
+    if caller is not None and caller.f_code in _goal_codes():
+        return _reify_mapping(e, S)  # mid-search
+    given = _given(caller)
+    try:
         judge(S)
-    return _reify_mapping(e, S)
+    except UndecidedAnswer as refused:
+        if given is not None:
+            refused.answers = tuple(given)
+            del _GIVEN[caller]
+        raise
+    answer = _reify_mapping(e, S)
+    if given is not None:
+        given.append(answer)
+    return answer
 
 
-def _mid_search(caller: Any) -> bool:
-    """Whether ``reify`` was called by a kanren goal (not by ``run``, whose answers
-    reach reify from ``run`` itself or from the code consuming its lazy stream)."""
-    return caller is not None and caller.f_globals.get("__name__", "").startswith(
-        "kanren") and caller.f_code.co_name != "run"
+def _caller(frame: Any) -> Any:
+    """The first caller of ``reify`` past the dispatch machinery (at any depth). Only
+    one of kanren's goals (:func:`_goal_codes`) leaves a state unjudged: anything else,
+    ``run`` itself, a later kanren's ``run`` helper, a wrapper, the code consuming
+    ``run``'s lazy stream, is judged (a caller not recognised costs a refusal, never a
+    wrong answer)."""
+    while frame is not None and frame.f_globals.get("__name__", "").partition(".")[0] \
+            in _DISPATCH:
+        frame = frame.f_back
+    return frame
+
+
+#: The answers each call of kanren's ``run`` still running gave so far, by its frame
+#: (held while here, so never another call's): a refusal carries its call's.
+_GIVEN: dict = {}
+
+
+def _given(caller: Any) -> list | None:
+    """The list of the answers given so far by the ``run`` call ``caller`` is (None
+    where ``caller`` is no call of kanren's ``run``: its stream is read lazily)."""
+    if caller is None or caller.f_code is not kanren_run.__code__:
+        return None
+    if caller not in _GIVEN:
+        if _GIVEN:  # calls that have returned (on no thread's stack) are let go
+            running = set()
+            for frame in sys._current_frames().values():
+                while frame is not None and frame not in running:
+                    running.add(frame)
+                    frame = frame.f_back
+            for frame in [f for f in _GIVEN if f not in running]:
+                del _GIVEN[frame]
+        _GIVEN[caller] = []
+    return _GIVEN[caller]
+
+
+#: The packages ``reify`` runs through before reaching this module's function.
+_DISPATCH = frozenset({"multipledispatch", "unification"})
+
+_GOAL_CODES: list = [0, frozenset()]  # (kanren modules seen, their goals' code objects)
+
+
+def _goal_codes() -> frozenset:
+    """The code objects of kanren's goals: the named functions nested in its modules'
+    functions and methods (``membero``'s ``membero_goal``), never in ``run`` nor a
+    comprehension or lambda (a later ``run`` could reify its answers from one). Read
+    again when a kanren module is imported."""
+    modules = [m for name, m in list(sys.modules.items())
+               if name == "kanren" or name.startswith("kanren.")]
+    if len(modules) != _GOAL_CODES[0]:
+        found: set = set()
+        for module in modules:
+            for obj in list(vars(module).values()):
+                for f in [obj, *(vars(obj).values() if isinstance(obj, type) else ())]:
+                    code = getattr(f, "__code__", None)
+                    if code is not None and f is not kanren_run and \
+                            getattr(f, "__module__", None) == module.__name__:
+                        found |= _nested(code)
+        _GOAL_CODES[:] = [len(modules), frozenset(found)]
+    return _GOAL_CODES[1]
+
+
+def _nested(code: CodeType) -> set:
+    """The named functions' code objects nested in ``code`` (at any depth)."""
+    found = set()
+    for const in code.co_consts:
+        if isinstance(const, CodeType) and not const.co_name.startswith("<"):
+            found |= {const} | _nested(const)
+    return found
 
 
 reify.add((object, TypeState), _reify_judged)

@@ -3,11 +3,15 @@ and a broadcast failure names each operand's own axis."""
 
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
 from ..types.dim import Dim, DimLike, unknown
 from ..types.symbols import free_symbols, substitute
-from .terms import prefix_of
+from .terms import Fresh, prefix_of
 
-__all__ = ["broadcast_text", "readable"]
+__all__ = ["broadcast_text", "readable", "size_names"]
 
 
 def broadcast_text(axes: tuple, inputs: bool = True) -> str:
@@ -35,3 +39,32 @@ def readable(value: DimLike) -> str:
             names[next(iter(names))] == Dim("unknown"):
         return "?"
     return str(substitute(value, names))
+
+
+def size_names(values: Iterable[DimLike]) -> dict[Any, Dim]:
+    """A distinct name for each unknown in ``values``, as the user can tell it: a user's
+    logic variable its token (``var("m")``: m, ``var()``: _16, as ``kt.query`` names
+    it), a solver's size the signature's name it was made for, or, where two would
+    share one, the token ``run`` shows it with (``~n_4``: n_4); a name a named size or
+    another unknown has gets a digit (``m1``). Messages only, never identity."""
+    symbols = {x for v in values if isinstance(v, Dim) for x in free_symbols(v)}
+    taken = {x for x in symbols if isinstance(x, str)}
+    unknowns = sorted((x for x in symbols if not isinstance(x, str)), key=_token)
+    wanted = {u: prefix_of(u) if type(u) is Fresh and prefix_of(u).isidentifier()
+              else _token(u) for u in unknowns}
+    shared = Counter(wanted.values())
+    names: dict[Any, Dim] = {}
+    for u in unknowns:
+        name = wanted[u] if shared[wanted[u]] == 1 else _token(u)
+        base, k = name, 1
+        while name in taken:
+            name, k = f"{base}{k}", k + 1
+        taken.add(name)
+        names[u] = Dim(name)
+    return names
+
+
+def _token(u: Any) -> str:
+    """``u``'s token as an identifier (``_16``; an int token ``3``: ``_3``)."""
+    token = str(getattr(u, "token", ""))
+    return token if token.isidentifier() else f"_{token}"
