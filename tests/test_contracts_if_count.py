@@ -28,20 +28,22 @@ def _i64(name: str, value) -> TensorProto:
     return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
-def _detector(then: str = "empty"):
-    """``boxes = all[nonzero(scores > 0.5)]`` (``[M, 4]``), ``keep = If(numel(boxes) == 0,
-    then: <then>, else: nms(boxes)[:, 2])``, ``out = boxes[keep]``, as the TorchScript
+def _detector(then: str = "empty", classes: int = 1, top: int | None = None):
+    """``boxes = all[nonzero(scores > 0.5)]`` (``[M, 4]``; with ``classes`` rows of
+    scores ``[classes, N]``, the boxes of each row concatenated, ``M`` the sum of their
+    counts, each at most ``top`` where given: a TopK of ``min(top, count)``, as
+    torchvision keeps at most 300 boxes a class), ``keep = If(numel(boxes) == 0, then:
+    <then>, else: nms(boxes)[:, 2])``, ``out = boxes[keep]``, as the TorchScript
     exporter writes torchvision's ``batched_nms``. ``then``: "empty" (a constant ``[]``,
-    torchvision's) or "all" (``Range(0, N)``: every index of ``all``, not of ``boxes``)."""
+    torchvision's) or "all" (``Range(0, N)``: every index of ``all``, not of
+    ``boxes``)."""
     if then == "empty":
         then_nodes = [helper.make_node("Constant", [], ["none"], value=numpy_helper.from_array(
             np.zeros(0, np.int64), "v"))]
-        then_out = "none"
     else:
         then_nodes = [helper.make_node("Shape", ["all"], ["sh"]),
                       helper.make_node("Gather", ["sh", "zero"], ["n"], axis=0),
                       helper.make_node("Range", ["zero", "n", "one"], ["none"])]
-        then_out = "none"
     else_nodes = [
         helper.make_node("Unsqueeze", ["boxes", "axes0"], ["b3"]),
         helper.make_node("Unsqueeze", ["kept_scores", "axes01"], ["s3"]),
@@ -51,26 +53,50 @@ def _detector(then: str = "empty"):
         helper.make_node("Squeeze", ["col", "axes1"], ["keep_e"])]
     branch = lambda nodes, out, name: helper.make_graph(  # noqa: E731
         nodes, name, [], [helper.make_tensor_value_info(out, I64, None)])
-    nodes = [
-        helper.make_node("Greater", ["scores", "half"], ["mask"]),
-        helper.make_node("NonZero", ["mask"], ["nz"], name="/NonZero"),
-        helper.make_node("Squeeze", ["nz", "axes0"], ["idx"]),
-        helper.make_node("Gather", ["all", "idx"], ["boxes"], axis=0),
-        helper.make_node("Gather", ["scores", "idx"], ["kept_scores"], axis=0),
+    nodes, inits = [], []
+    for c in range(classes):
+        row = "scores" if classes == 1 else f"row{c}"
+        if classes > 1:
+            inits.append(_i64(f"c{c}", c))
+            nodes.append(helper.make_node("Gather", ["scores", f"c{c}"], [row], axis=0))
+        nodes += [helper.make_node("Greater", [row, "half"], [f"mask{c}"]),
+                  helper.make_node("NonZero", [f"mask{c}"], [f"nz{c}"],
+                                   name="/NonZero" if c == 0 else f"/NonZero_{c}"),
+                  helper.make_node("Squeeze", [f"nz{c}", "axes0"], [f"idx{c}"])]
+        if top is not None:  # (the top ``min(top, count)`` of them)
+            nodes += [helper.make_node("Gather", [row, f"idx{c}"], [f"sc{c}"], axis=0),
+                      helper.make_node("Shape", [f"sc{c}"], [f"len{c}"]),
+                      helper.make_node("Concat", ["tops", f"len{c}"], [f"both{c}"], axis=0),
+                      helper.make_node("ReduceMin", [f"both{c}"], [f"k{c}"], keepdims=1),
+                      helper.make_node("TopK", [f"sc{c}", f"k{c}"], [f"v{c}", f"i{c}"]),
+                      helper.make_node("Gather", [f"idx{c}", f"i{c}"], [f"top{c}"], axis=0)]
+            kept = f"top{c}"
+        else:
+            kept = f"idx{c}"
+        nodes += [helper.make_node("Gather", ["all", kept], [f"boxes{c}"], axis=0),
+                  helper.make_node("Gather", [row, kept], [f"kept_scores{c}"], axis=0)]
+    nodes += [
+        helper.make_node("Concat", [f"boxes{c}" for c in range(classes)], ["boxes"], axis=0),
+        helper.make_node("Concat", [f"kept_scores{c}" for c in range(classes)],
+                         ["kept_scores"], axis=0),
         helper.make_node("Shape", ["boxes"], ["shape"]),
         helper.make_node("ReduceProd", ["shape"], ["numel"], keepdims=0),
         helper.make_node("Equal", ["numel", "zero"], ["empty"]),
         helper.make_node("Cast", ["empty"], ["cond"], to=TensorProto.BOOL),
         helper.make_node("If", ["cond"], ["keep"], name="If_7",
-                         then_branch=branch(then_nodes, then_out, "then"),
+                         then_branch=branch(then_nodes, "none", "then"),
                          else_branch=branch(else_nodes, "keep_e", "else")),
-        helper.make_node("Gather", ["boxes", "keep"], ["out"], axis=0, name="/Gather_35")]
-    inits = [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
-             numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
-             _i64("zero", 0), _i64("one", 1), _i64("axes0", [0]), _i64("axes01", [0, 1]),
-             _i64("axes1", [1]), _i64("twos", [2]), _i64("most", [1000])]
+        helper.make_node("Slice", ["keep", "zeros", "tops"], ["kept"]),  # (keep[:top])
+        helper.make_node("Gather", ["boxes", "kept" if top else "keep"], ["out"], axis=0,
+                         name="/Gather_35")]
+    inits += [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+              numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+              _i64("zero", 0), _i64("one", 1), _i64("axes0", [0]), _i64("axes01", [0, 1]),
+              _i64("axes1", [1]), _i64("twos", [2]), _i64("most", [1000]),
+              _i64("tops", [top or 0]), _i64("zeros", [0])]
+    scores = ["N"] if classes == 1 else [classes, "N"]
     graph = helper.make_graph(
-        nodes, "detector", [helper.make_tensor_value_info("scores", F, ["N"]),
+        nodes, "detector", [helper.make_tensor_value_info("scores", F, scores),
                             helper.make_tensor_value_info("all", F, ["N", 4])],
         [helper.make_tensor_value_info("out", F, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])

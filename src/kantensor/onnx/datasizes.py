@@ -47,6 +47,7 @@ from ..ops.located import relocated
 from ..types.conditions import Clause, Condition, InnerSize, Source
 from ..types.dim import Dim, DimLike, unknown
 from ..types.facts import Facts
+from ..types.intervals import interval
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize
@@ -317,10 +318,18 @@ def _between(size: Dim, cases: list, facts: Facts, visible: set,
                 continue
             if isinstance(bound, int) and op == ">=" and bound <= 0:
                 continue  # (every size is >= 0)
-            if all(within.decide(Condition(d, op, bound)) is True for d in cases):
+            if all(_holds(d, op, bound, within) for d in cases):
                 out.append(Condition(size, op, bound, source))
                 break  # (the first that bounds them all: a case's own, or its guarantee)
     return tuple(out)
+
+
+def _holds(d: DimLike, op: str, bound: DimLike, facts: Facts) -> bool:
+    """Whether ``d op bound`` holds under ``facts``: shown by the interval of their
+    difference (each size ``>= 0``: a sum of twenty ``min(300, u)`` is ``>= 0``, where
+    the prover, splitting each min, gives up), else by the facts."""
+    lo, _ = interval(bound - d if op == "<=" else d - bound)
+    return lo is not None and lo >= 0 or facts.decide(Condition(d, op, bound)) is True
 
 
 def _other_side(c: Condition, d: DimLike, op: str) -> DimLike | None:
