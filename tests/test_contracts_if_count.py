@@ -28,13 +28,15 @@ def _i64(name: str, value) -> TensorProto:
     return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
-def _detector(then: str = "empty", classes: int = 1, top: int | None = None):
+def _detector(then: str = "empty", classes: int = 1, top: int | None = None,
+              inputs: int = 0):
     """``boxes = all[nonzero(scores > 0.5)]`` (``[M, 4]``; with ``classes`` rows of
     scores ``[classes, N]``, the boxes of each row concatenated, ``M`` the sum of their
     counts, each at most ``top`` where given: a TopK of ``min(top, count)``, as
-    torchvision keeps at most 300 boxes a class), ``keep = If(numel(boxes) == 0, then:
-    <then>, else: nms(boxes)[:, 2])``, ``out = boxes[keep]``, as the TorchScript
-    exporter writes torchvision's ``batched_nms``. ``then``: "empty" (a constant ``[]``,
+    torchvision keeps at most 300 boxes a class; with ``inputs``, the boxes ``[n_i, 4]``
+    and scores of that many classes are the model's inputs), ``keep = If(numel(boxes) ==
+    0, then: <then>, else: nms(boxes)[:, 2])``, ``out = boxes[keep[:top]]``, as the
+    TorchScript exporter writes torchvision's ``batched_nms``. ``then``: "empty" (a constant ``[]``,
     torchvision's) or "all" (``Range(0, N)``: every index of ``all``, not of
     ``boxes``)."""
     if then == "empty":
@@ -54,6 +56,12 @@ def _detector(then: str = "empty", classes: int = 1, top: int | None = None):
     branch = lambda nodes, out, name: helper.make_graph(  # noqa: E731
         nodes, name, [], [helper.make_tensor_value_info(out, I64, None)])
     nodes, inits = [], []
+    if inputs:  # (the boxes and scores of each class given: M = n0 + ... + n{inputs-1})
+        classes = 0
+        nodes += [helper.make_node("Concat", [f"box{i}" for i in range(inputs)], ["boxes"],
+                                   axis=0),
+                  helper.make_node("Concat", [f"score{i}" for i in range(inputs)],
+                                   ["kept_scores"], axis=0)]
     for c in range(classes):
         row = "scores" if classes == 1 else f"row{c}"
         if classes > 1:
@@ -75,10 +83,13 @@ def _detector(then: str = "empty", classes: int = 1, top: int | None = None):
             kept = f"idx{c}"
         nodes += [helper.make_node("Gather", ["all", kept], [f"boxes{c}"], axis=0),
                   helper.make_node("Gather", [row, kept], [f"kept_scores{c}"], axis=0)]
+    if classes:
+        nodes += [
+            helper.make_node("Concat", [f"boxes{c}" for c in range(classes)], ["boxes"],
+                             axis=0),
+            helper.make_node("Concat", [f"kept_scores{c}" for c in range(classes)],
+                             ["kept_scores"], axis=0)]
     nodes += [
-        helper.make_node("Concat", [f"boxes{c}" for c in range(classes)], ["boxes"], axis=0),
-        helper.make_node("Concat", [f"kept_scores{c}" for c in range(classes)],
-                         ["kept_scores"], axis=0),
         helper.make_node("Shape", ["boxes"], ["shape"]),
         helper.make_node("ReduceProd", ["shape"], ["numel"], keepdims=0),
         helper.make_node("Equal", ["numel", "zero"], ["empty"]),
@@ -95,9 +106,12 @@ def _detector(then: str = "empty", classes: int = 1, top: int | None = None):
               _i64("axes1", [1]), _i64("twos", [2]), _i64("most", [1000]),
               _i64("tops", [top or 0]), _i64("zeros", [0])]
     scores = ["N"] if classes == 1 else [classes, "N"]
+    given = [helper.make_tensor_value_info("scores", F, scores),
+             helper.make_tensor_value_info("all", F, ["N", 4])] if classes else [
+        *(helper.make_tensor_value_info(f"box{i}", F, [f"n{i}", 4]) for i in range(inputs)),
+        *(helper.make_tensor_value_info(f"score{i}", F, [f"n{i}"]) for i in range(inputs))]
     graph = helper.make_graph(
-        nodes, "detector", [helper.make_tensor_value_info("scores", F, scores),
-                            helper.make_tensor_value_info("all", F, ["N", 4])],
+        nodes, "detector", given,
         [helper.make_tensor_value_info("out", F, None)], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
@@ -161,3 +175,25 @@ def test_a_then_branch_past_the_boxes_leaves_the_gather_to_the_run():
         else:
             assert verdict.value is None and runs[0] is False and runs[1] is True, \
                 (n, verdict, runs)
+
+
+def test_seventy_classes_keep_the_gathered_rows_known():
+    """``boxes[keep[:300]]`` over the boxes of 70 classes given as inputs (``M = n0 + ...
+    + n69``): the Gather's rows are ``min(300, If_7)`` in both of its cases (``i == 0``:
+    the case's own clause says so, whatever the facts); main left them unknown, as
+    the prover, given the If's fact of 71 terms too, gave up. onnxruntime's rows are
+    the kept boxes' at sizes that all differ (0 and 1 among them)."""
+    k = 70
+    model = _detector(inputs=k, top=300)
+    _, (out,) = ko.from_onnx(model)
+    assert str(out.type) == "float32[min(300,If_7),4]", out.type
+    for sizes in (list(range(k)), [0] * k, [(3 * i) % 7 for i in range(k)]):
+        boxes = [np.array([[10 * j, 0, 10 * j + 1, 1] for j in range(n)], np.float32)
+                 .reshape(n, 4) for n in sizes]
+        offset = np.cumsum([0, *sizes])  # (every box apart: NMS keeps each)
+        feeds = {f"box{i}": b + np.array([10 * offset[i], 0, 10 * offset[i], 0], np.float32)
+                 for i, b in enumerate(boxes)}
+        feeds |= {f"score{i}": np.ones(n, np.float32) for i, n in enumerate(sizes)}
+        got = ortrun.run(model, feeds)
+        count("if count: onnxruntime runs judged")
+        assert got == [(min(300, sum(sizes)), 4)], (sizes, got)
