@@ -119,8 +119,9 @@ class If(Structured):
                             f"outputs, the node has {len(node.output)}")
         notes = Notes(label)
         types, values = self.join(scope, node, live, notes)
+        bounds: list[SizeCondition] = []
         if notes.found and scope.once:  # (see .datasizes)
-            types = scope.counts.picked(scope, node, types, notes.found)
+            types, bounds = scope.counts.picked(scope, node, types, notes.found)
         names = [n for n in dict.fromkeys(n for sub, _ in subs.values() for n in sub.captured)]
         outer = [scope.var(n, node) for n in names]
         runners = {truth: runner(sub, f"{label}: {'then' if truth else 'else'}_branch")
@@ -129,6 +130,9 @@ class If(Structured):
                      other=runners.get(False), names=tuple(names))
         if notes.found:
             outs[0].owner.tag["notes"] = tuple(notes.found)
+            if bounds:  # (what the branches guarantee of the size picked: size_conditions)
+                outs[0].owner.tag["conditions"] = (
+                    *outs[0].owner.tag.get("conditions", ()), *bounds)
             if scope.graph and scope.once:
                 scope.counts.located(scope, outs)
         needed(scope, outs, (*refused_at_load(  # (whichever branch runs)

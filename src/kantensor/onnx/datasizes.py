@@ -44,8 +44,10 @@ from typing import Any
 import onnx
 
 from ..ops.located import relocated
-from ..types.conditions import Clause, Condition, InnerSize
-from ..types.dim import Dim, unknown
+from ..types.conditions import Clause, Condition, InnerSize, Source
+from ..types.dim import Dim, DimLike, unknown
+from ..types.facts import Facts
+from ..types.intervals import interval
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize
@@ -162,12 +164,15 @@ class DataSizes:
                     self._axes[s] = (scope, unknown(AxisSize(var, axis)))
 
     def picked(self, scope: Any, node: onnx.NodeProto, types: list, notes: list[SizeNote]
-               ) -> list:
+               ) -> tuple[list, list[SizeCondition]]:
         """The types of an If's outputs (``types``, joined from its branches) with each
         size that differs between the branches (``notes``: the condition decides it)
         named after the node: the condition's value decides it, so one name is one size
-        in every run."""
+        in every run. What every branch's size is known to meet bounds it
+        (:func:`_between`): facts for the nodes after the If (``scope.facts``, the
+        symbol's ``bounds``), returned as the node's size conditions."""
         out = list(types)
+        stated: list[SizeCondition] = []
         taken: set[str] | None = None
         for note in notes:
             if not isinstance(note.axis, int):
@@ -186,7 +191,15 @@ class DataSizes:
             shape = list(t.shape)
             shape[note.axis] = size
             out[k] = TensorType(t.dtype, shape)
-        return out
+            known = _between(size, [d for _, d in note.cases], scope.facts,
+                             _taken(scope, self._seen), Source(op="If", node=note.node))
+            if known:
+                size.name.bounds = known
+                scope.facts = scope.facts.with_(*known)
+                stated += [SizeCondition(c.right, _FLIPPED[c.op], c.left, note.node)
+                           if c.op in _FLIPPED else
+                           SizeCondition(c.left, c.op, c.right, note.node) for c in known]
+        return out, stated
 
     def _new(self, record: DataSize) -> Dim:
         """The size of a new record (its symbol's own: see the module's doc)."""
@@ -281,6 +294,57 @@ class DataSizes:
             if not symbol.bounds:  # (two nodes counting alike state the same)
                 symbol.bounds = tuple(c for c in known if isinstance(c, Condition))
         return tuple(new), needs
+
+
+def _between(size: Dim, cases: list, facts: Facts, visible: set,
+             source: Source) -> tuple[Condition, ...]:
+    """What an If's ``size`` is known to meet, as it is one of the branches' sizes
+    ``cases`` (which the condition picks): ``size <= U`` for a bound ``U`` every case is
+    at most under ``facts`` (and what the nodes deciding the cases' sizes guarantee of
+    them: a NonMaxSuppression's ``<= M``), ``size >= L`` likewise. The candidates are
+    the cases themselves and those guarantees' other sides, where they name only sizes
+    known outside the branches (``visible``: a count made inside one exists only where
+    that branch runs). SSDlite's ``0`` or ``NonMaxSuppression <= M`` gives ``If <= M``."""
+    if any(d is None for d in cases):  # (a branch whose size is not known)
+        return ()
+    guarantees = [c for d in cases for s in free_symbols(d) if type(s) is DataSymbol
+                  for c in s.bounds if isinstance(c, Condition)]
+    within = facts.with_(*guarantees)
+    out: list[Condition] = []
+    for op in ("<=", ">="):
+        candidates = [*cases, *(_other_side(c, d, op) for d in cases for c in guarantees)]
+        for bound in dict.fromkeys(b for b in candidates if b is not None):
+            if not all(s in visible or type(s) is str for s in free_symbols(bound)):
+                continue
+            if isinstance(bound, int) and op == ">=" and bound <= 0:
+                continue  # (every size is >= 0)
+            if all(_holds(d, op, bound, within) for d in cases):
+                out.append(Condition(size, op, bound, source))
+                break  # (the first that bounds them all: a case's own, or its guarantee)
+    return tuple(out)
+
+
+def _holds(d: DimLike, op: str, bound: DimLike, facts: Facts) -> bool:
+    """Whether ``d op bound`` holds under ``facts``: shown by the interval of their
+    difference (each size ``>= 0``: a sum of twenty ``min(300, u)`` is ``>= 0``, where
+    the prover, splitting each min, gives up), else by the facts."""
+    lo, _ = interval(bound - d if op == "<=" else d - bound)
+    return lo is not None and lo >= 0 or facts.decide(Condition(d, op, bound)) is True
+
+
+def _other_side(c: Condition, d: DimLike, op: str) -> DimLike | None:
+    """``U`` where ``c`` says ``d op U`` (``op`` ``<=`` or ``>=``, either way round)."""
+    if not isinstance(d, Dim):
+        return None
+    left, right = c.left, c.right
+    if c.op == op and left == d:
+        return right
+    if c.op == _FLIPPED_OP[op] and right == d:
+        return left
+    return None
+
+
+_FLIPPED_OP = {"<=": ">=", ">=": "<="}
 
 
 def _attributes(node: onnx.NodeProto) -> bytes:

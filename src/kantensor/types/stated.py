@@ -67,7 +67,8 @@ def unfacted(d: Any, op: str) -> bool | None | object:
     it is exact over one size, and sound). And True for ``d >= 0`` (``> 0``) where ``d``
     is a sum of positive multiples of sizes plus ``c >= 0`` (``>= 1``): at least ``c``
     at every size (a channel product's ``7*batch >= 0``, which the prover proves from
-    its box of every fact). GENERAL for any other ``d``."""
+    its box of every fact; a Concat's ``n0 + ... + n89 >= 0``, past the prover's
+    :data:`~.prove.MAX_QUESTION_TERMS`). GENERAL for any other ``d``."""
     c, units, multiples = 0, [], False
     for mono, k in d._terms:
         if not mono:
@@ -80,9 +81,10 @@ def unfacted(d: Any, op: str) -> bool | None | object:
             multiples = True
         else:
             return GENERAL
+    if op in (">=", ">") and -1 not in units and c >= (op == ">"):
+        return True  # (a sum of sizes, each >= 0: a Concat of 90 inputs' n0 + ... + n89)
     if multiples:  # (k*u with k > 1: the units' rules below do not apply)
-        return True if op in (">=", ">") and -1 not in units and c >= (op == ">") \
-            else GENERAL
+        return GENERAL
     if len(units) == 2:
         return None if units[0] != units[1] else GENERAL
     if len(units) != 1:

@@ -196,11 +196,12 @@ def build_pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple |
     Conv, and for a pool computes an empty map that a later node cannot use, or a
     position from a window overhanging by less than a stride); a pool's
     pads are smaller than its kernel, and its input has channels and no empty spatial
-    axis unless its batch is empty (N*C >= N, W >= min(N, 1): onnxruntime's "Only N can
-    be zero"; over an empty batch it runs an empty axis whose pads hold a window), as
-    onnxruntime requires. (``W >= min(N, 1)``, not ``N*W >= N``: where a fact states
+    axis unless its batch is empty (C >= min(N, 1), W >= min(N, 1): onnxruntime's "Only
+    N can be zero"; over an empty batch it runs an empty axis whose pads hold a window),
+    as onnxruntime requires. (``W >= min(N, 1)``, not ``N*W >= N``: where a fact states
     ``W >= 1``, a window's kept ``out >= 1``, the direct build reads it without a sum or
-    a product, :func:`kantensor.types.stated.at_most`.)"""
+    a product, :func:`kantensor.types.stated.at_most`; and a contract solves it into
+    boxes, ``N == 0`` or ``W >= 1``, where the product is a condition no box states.)"""
     return _pool(types, kernel_shape, strides, pads, dilations, auto_pad, ceil_mode, outputs,
                  group)
 
@@ -217,7 +218,7 @@ def _pool(types: tuple, kernel_shape: tuple | None = None, strides: tuple | None
         if len(types) > 1 else []
     outs = [typed(made.y, "T"), typed(made.y, "int64")][:2 if outputs > 1 else 1]
     n, c = made.x[0], made.x[1]
-    channels = [] if len(types) > 1 else [n * c >= n]  # (Conv's C is its weight's)
+    channels = [] if len(types) > 1 else [c >= _some(n)]  # (Conv's C is its weight's)
     return {"x": made.x, "rest": rest, "outs": outs, "fits": [*made.clauses, *channels],
             "params": made.params}
 
@@ -327,14 +328,14 @@ def lp_pool(x: np.ndarray, *, kernel_shape: tuple, strides: tuple, pads: tuple,
 def build_global_pool(types: tuple, **_: Any) -> dict[str, Any]:
     """(N, C, spatial...) -> (N, C, 1...), X of 3 dimensions or more; there are
     channels and the spatial axes are not empty (their mean or maximum would be none)
-    unless the batch is empty (N*C >= N, D >= min(N, 1): onnxruntime's "Only N can be
-    zero"; over an empty batch it runs them, an output of N*C*1... = 0 entries)."""
+    unless the batch is empty (C >= min(N, 1), D >= min(N, 1): onnxruntime's "Only N can
+    be zero"; over an empty batch it runs them, an output of N*C*1... = 0 entries)."""
     if types[0].ndim < 3:
         raise ParamError(f"X has {types[0].ndim} dimensions; a global pool takes (N, C, "
                          "spatial...), 3 or more (onnxruntime refuses fewer)")
     a = dims("a", types[0].ndim)
     return {"x": a, "y": [*a[:2], *[1] * (len(a) - 2)],
-            "fits": [a[0] * a[1] >= a[0], *(d >= _some(a[0]) for d in a[2:])]}
+            "fits": [a[1] >= _some(a[0]), *(d >= _some(a[0]) for d in a[2:])]}
 
 
 def global_average_pool(x: np.ndarray) -> np.ndarray:

@@ -5,9 +5,7 @@ CenterCropPad: :mod:`.padding`).
 
 from __future__ import annotations
 
-import functools
 import math
-import operator
 from typing import Any
 
 import numpy as np
@@ -20,6 +18,7 @@ from ...ops.templates import (
     dims,
     reads_known_sizes,
     reads_ranks,
+    sum_of,
     typed,
 )
 from ...syntax.ast import Clause, DimVar, FixedDim, chosen
@@ -90,7 +89,7 @@ def build_concat(types: tuple, axis: int, **_: Any) -> dict[str, Any]:
         a[ax] = along[k]
         operands.append(typed(a, "T"))
     out: list[Any] = dims("a", n)
-    out[ax] = functools.reduce(operator.add, along)
+    out[ax] = sum_of(along)  # (balanced: 90 inputs nest 7 levels deep, not 90)
     return {"inputs": operands, "y": out, "params": {"axis": ax}}
 
 
@@ -325,7 +324,7 @@ def _split(types: tuple, axis: int, outputs: int, split_value: Any, given: tuple
                 parts.append(sizes.expr(v))
         if all(v is not None for v in values):
             written = [FixedDim(p) if isinstance(p, int) else p for p in parts]
-            clauses.append(functools.reduce(operator.add, written).eq(d))
+            clauses.append(sum_of(written).eq(d))
         rest = [typed(dims("k"), "int64"), *sizes.patterns()]
     else:
         chunk = (d + (n - 1)) // n

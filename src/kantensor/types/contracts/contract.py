@@ -40,6 +40,7 @@ from .atoms import Atom, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
 from .cells import solve as solve_cells
+from .minsplit import split_mins
 from .points import cell_key, choices_of, pick, points, projection
 from .sizeset import SizeSet
 from .words import contract_dsl, contract_html, contract_text
@@ -89,6 +90,7 @@ class Contract:
     @cached_property
     def _solved(self) -> tuple[tuple[Cell, ...], bool]:
         cases, complete = _cases(self.atoms)
+        cases = split_mins(cases, self.hidden, MAX_CASES) or cases  # (c >= min(1, n))
         order = [s for _, s in self.sizes]
         cells: list[Cell] = []
         for case in cases:

@@ -1,0 +1,199 @@
+"""An If whose branches give different counts gives a size its condition decides (one
+more size the data decide, named after the If); what both branches guarantee of their
+counts bounds it. SSDlite's TorchScript export keeps torchvision's early return for no
+boxes as such an If: ``keep = [] if boxes.numel() == 0 else nms(boxes, ...)``, then
+``boxes[keep]``. Its count is 0 or NonMaxSuppression's (at most the boxes' count ``M``,
+made inside the else branch), so it is at most ``M`` whichever branch runs, and the
+Gather's ``M >= 1 or If == 0`` holds by that fact: the contract is exact (main left it
+to the run: approximate). Where the branches' counts have no common bound that
+implies a node's condition (a then branch of ``N`` indices into ``M`` boxes), the
+condition stays a check made when the model runs. Judged by onnxruntime at every ``N``
+in 0..4 and masks that keep none, one, some and all of the boxes."""
+
+from __future__ import annotations
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+from differential import count
+from kantensor.onnx import size_conditions
+
+F, I64 = TensorProto.FLOAT, TensorProto.INT64
+
+
+def _i64(name: str, value) -> TensorProto:
+    return numpy_helper.from_array(np.array(value, np.int64), name)
+
+
+def _detector(then: str = "empty", classes: int = 1, top: int | None = None,
+              inputs: int = 0):
+    """``boxes = all[nonzero(scores > 0.5)]`` (``[M, 4]``; with ``classes`` rows of
+    scores ``[classes, N]``, the boxes of each row concatenated, ``M`` the sum of their
+    counts, each at most ``top`` where given: a TopK of ``min(top, count)``, as
+    torchvision keeps at most 300 boxes a class; with ``inputs``, the boxes ``[n_i, 4]``
+    and scores of that many classes are the model's inputs), ``keep = If(numel(boxes) ==
+    0, then: <then>, else: nms(boxes)[:, 2])``, ``out = boxes[keep[:top]]``, as the
+    TorchScript exporter writes torchvision's ``batched_nms``. ``then``: "empty" (a constant ``[]``,
+    torchvision's) or "all" (``Range(0, N)``: every index of ``all``, not of
+    ``boxes``)."""
+    if then == "empty":
+        then_nodes = [helper.make_node("Constant", [], ["none"], value=numpy_helper.from_array(
+            np.zeros(0, np.int64), "v"))]
+    else:
+        then_nodes = [helper.make_node("Shape", ["all"], ["sh"]),
+                      helper.make_node("Gather", ["sh", "zero"], ["n"], axis=0),
+                      helper.make_node("Range", ["zero", "n", "one"], ["none"])]
+    else_nodes = [
+        helper.make_node("Unsqueeze", ["boxes", "axes0"], ["b3"]),
+        helper.make_node("Unsqueeze", ["kept_scores", "axes01"], ["s3"]),
+        helper.make_node("NonMaxSuppression", ["b3", "s3", "most", "iou"], ["sel"],
+                         name="NonMaxSuppression_9"),
+        helper.make_node("Gather", ["sel", "twos"], ["col"], axis=1),
+        helper.make_node("Squeeze", ["col", "axes1"], ["keep_e"])]
+    branch = lambda nodes, out, name: helper.make_graph(  # noqa: E731
+        nodes, name, [], [helper.make_tensor_value_info(out, I64, None)])
+    nodes, inits = [], []
+    if inputs:  # (the boxes and scores of each class given: M = n0 + ... + n{inputs-1})
+        classes = 0
+        nodes += [helper.make_node("Concat", [f"box{i}" for i in range(inputs)], ["boxes"],
+                                   axis=0),
+                  helper.make_node("Concat", [f"score{i}" for i in range(inputs)],
+                                   ["kept_scores"], axis=0)]
+    for c in range(classes):
+        row = "scores" if classes == 1 else f"row{c}"
+        if classes > 1:
+            inits.append(_i64(f"c{c}", c))
+            nodes.append(helper.make_node("Gather", ["scores", f"c{c}"], [row], axis=0))
+        nodes += [helper.make_node("Greater", [row, "half"], [f"mask{c}"]),
+                  helper.make_node("NonZero", [f"mask{c}"], [f"nz{c}"],
+                                   name="/NonZero" if c == 0 else f"/NonZero_{c}"),
+                  helper.make_node("Squeeze", [f"nz{c}", "axes0"], [f"idx{c}"])]
+        if top is not None:  # (the top ``min(top, count)`` of them)
+            nodes += [helper.make_node("Gather", [row, f"idx{c}"], [f"sc{c}"], axis=0),
+                      helper.make_node("Shape", [f"sc{c}"], [f"len{c}"]),
+                      helper.make_node("Concat", ["tops", f"len{c}"], [f"both{c}"], axis=0),
+                      helper.make_node("ReduceMin", [f"both{c}"], [f"k{c}"], keepdims=1),
+                      helper.make_node("TopK", [f"sc{c}", f"k{c}"], [f"v{c}", f"i{c}"]),
+                      helper.make_node("Gather", [f"idx{c}", f"i{c}"], [f"top{c}"], axis=0)]
+            kept = f"top{c}"
+        else:
+            kept = f"idx{c}"
+        nodes += [helper.make_node("Gather", ["all", kept], [f"boxes{c}"], axis=0),
+                  helper.make_node("Gather", [row, kept], [f"kept_scores{c}"], axis=0)]
+    if classes:
+        nodes += [
+            helper.make_node("Concat", [f"boxes{c}" for c in range(classes)], ["boxes"],
+                             axis=0),
+            helper.make_node("Concat", [f"kept_scores{c}" for c in range(classes)],
+                             ["kept_scores"], axis=0)]
+    nodes += [
+        helper.make_node("Shape", ["boxes"], ["shape"]),
+        helper.make_node("ReduceProd", ["shape"], ["numel"], keepdims=0),
+        helper.make_node("Equal", ["numel", "zero"], ["empty"]),
+        helper.make_node("Cast", ["empty"], ["cond"], to=TensorProto.BOOL),
+        helper.make_node("If", ["cond"], ["keep"], name="If_7",
+                         then_branch=branch(then_nodes, "none", "then"),
+                         else_branch=branch(else_nodes, "keep_e", "else")),
+        helper.make_node("Slice", ["keep", "zeros", "tops"], ["kept"]),  # (keep[:top])
+        helper.make_node("Gather", ["boxes", "kept" if top else "keep"], ["out"], axis=0,
+                         name="/Gather_35")]
+    inits += [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
+              numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
+              _i64("zero", 0), _i64("one", 1), _i64("axes0", [0]), _i64("axes01", [0, 1]),
+              _i64("axes1", [1]), _i64("twos", [2]), _i64("most", [1000]),
+              _i64("tops", [top or 0]), _i64("zeros", [0])]
+    scores = ["N"] if classes == 1 else [classes, "N"]
+    given = [helper.make_tensor_value_info("scores", F, scores),
+             helper.make_tensor_value_info("all", F, ["N", 4])] if classes else [
+        *(helper.make_tensor_value_info(f"box{i}", F, [f"n{i}", 4]) for i in range(inputs)),
+        *(helper.make_tensor_value_info(f"score{i}", F, [f"n{i}"]) for i in range(inputs))]
+    graph = helper.make_graph(
+        nodes, "detector", given,
+        [helper.make_tensor_value_info("out", F, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model
+
+
+def _masks(n: int) -> list[np.ndarray]:
+    """Scores keeping none, one, about half and all of ``n`` boxes."""
+    out = [np.zeros(n, np.float32), np.ones(n, np.float32)]
+    if n:
+        one = np.zeros(n, np.float32)
+        one[-1] = 1
+        out += [one, (np.arange(n) % 2).astype(np.float32)]
+    return out
+
+
+def _run(model, n: int, scores: np.ndarray):
+    """onnxruntime's output shapes at ``n`` boxes apart from each other (no overlap: NMS
+    keeps every box it is given), or how it failed."""
+    corner = np.arange(n, dtype=np.float32)[:, None] * 10
+    boxes = np.concatenate([corner, corner, corner + 1, corner + 1], axis=1)
+    count("if count: onnxruntime runs judged")
+    return ortrun.run(model, {"scores": scores, "all": boxes.reshape(n, 4)})
+
+
+def test_the_if_count_is_at_most_the_boxes_and_the_gather_needs_nothing():
+    model = _detector()
+    _, outputs = ko.from_onnx(model)
+    for contract in (ko.contract(model), kt.contract(outputs)):
+        assert contract.exact and not contract.atoms, str(contract)
+        assert "approximate" not in str(contract)
+    (out,) = outputs
+    assert str(out.type) == "float32[If_7,4]", out.type
+    bounds = [str(c) for c in size_conditions(outputs) if "If_7" in str(c)]
+    assert bounds == ["If_7 <= NonZero"], bounds
+    contract = ko.contract(model)
+    for n in range(5):
+        assert contract.holds(N=n).value is True
+        for scores in _masks(n):
+            got = _run(model, n, scores)
+            kept = int(np.count_nonzero(scores > 0.5))
+            # (the bound If_7 <= NonZero holds, and is reached: NMS keeps apart boxes)
+            assert isinstance(got, list) and got[0] == (kept, 4), (n, scores, got)
+
+
+def test_a_then_branch_past_the_boxes_leaves_the_gather_to_the_run():
+    """``keep = Range(0, N)`` where no box is kept: at ``M == 0 < N`` the Gather reads
+    index 0 of no box, and onnxruntime fails; where boxes are kept it runs. The If's
+    count is at most ``N`` (NonMaxSuppression's ``<= M <= N``), which does not imply the
+    Gather's condition: the contract stays approximate, undecided at every ``N >= 1``."""
+    model = _detector(then="all")
+    contract = ko.contract(model)
+    assert not contract.exact
+    assert [str(a.clause) for a in contract.atoms] == ["NonZero >= 1 or If_7 == 0"], \
+        str(contract)
+    for n in range(5):
+        verdict = contract.holds(N=n)
+        runs = [isinstance(_run(model, n, s), list) for s in _masks(n)]
+        if n == 0:
+            assert verdict.value is True and all(runs), (n, verdict, runs)
+        else:
+            assert verdict.value is None and runs[0] is False and runs[1] is True, \
+                (n, verdict, runs)
+
+
+def test_seventy_classes_keep_the_gathered_rows_known():
+    """``boxes[keep[:300]]`` over the boxes of 70 classes given as inputs (``M = n0 + ...
+    + n69``): the Gather's rows are ``min(300, If_7)`` in both of its cases (``i == 0``:
+    the case's own clause says so, whatever the facts); main left them unknown, as
+    the prover, given the If's fact of 71 terms too, gave up. onnxruntime's rows are
+    the kept boxes' at sizes that all differ (0 and 1 among them)."""
+    k = 70
+    model = _detector(inputs=k, top=300)
+    _, (out,) = ko.from_onnx(model)
+    assert str(out.type) == "float32[min(300,If_7),4]", out.type
+    for sizes in (list(range(k)), [0] * k, [(3 * i) % 7 for i in range(k)]):
+        boxes = [np.array([[10 * j, 0, 10 * j + 1, 1] for j in range(n)], np.float32)
+                 .reshape(n, 4) for n in sizes]
+        offset = np.cumsum([0, *sizes])  # (every box apart: NMS keeps each)
+        feeds = {f"box{i}": b + np.array([10 * offset[i], 0, 10 * offset[i], 0], np.float32)
+                 for i, b in enumerate(boxes)}
+        feeds |= {f"score{i}": np.ones(n, np.float32) for i, n in enumerate(sizes)}
+        got = ortrun.run(model, feeds)
+        count("if count: onnxruntime runs judged")
+        assert got == [(min(300, sum(sizes)), 4)], (sizes, got)
