@@ -66,6 +66,45 @@ def test_a_first_onnx_typing_with_constants_leaves_numpy_ma_unloaded():
     assert loaded == {"numpy.ma": True}
 
 
+_FAMILY = ["kantensor.onnx.math", "kantensor.onnx.nn", "kantensor.onnx.tensor",
+           "kantensor.onnx.math.activations", "kantensor.onnx.nn.conv",
+           "kantensor.onnx.nn.convvariants", "kantensor.onnx.tensor.shape"]
+
+
+def test_import_kantensor_onnx_loads_the_family_packages_not_their_modules():
+    """The three family packages (a docstring each) are imported at start, so a first
+    ``infer_shapes`` does not find and read them (issue 32); the modules of the entries'
+    code are left to the entries that name them."""
+    assert _loaded_after("import kantensor.onnx", _FAMILY) == dict.fromkeys(_FAMILY[:3], True) \
+        | dict.fromkeys(_FAMILY[3:], False)
+
+
+def test_a_first_typing_of_conv_and_pool_leaves_conv_variants_unloaded():
+    """Conv and MaxPool load nn/conv.py, not ConvInteger's and QLinearConv's code
+    (nn/convvariants.py: no builder of theirs registered); the model is typed as onnx
+    types it."""
+    model = ("from onnx import helper, TensorProto, shape_inference\n"
+             "x = helper.make_tensor_value_info('x', TensorProto.FLOAT, [1, 3, 8, 8])\n"
+             "w = helper.make_tensor('w', TensorProto.FLOAT, [4, 3, 3, 3], [0.0] * 108)\n"
+             "nodes = [helper.make_node('Conv', ['x', 'w'], ['c']),\n"
+             "         helper.make_node('Relu', ['c'], ['r']),\n"
+             "         helper.make_node('MaxPool', ['r'], ['y'], kernel_shape=[2, 2],\n"
+             "                          strides=[2, 2])]\n"
+             "g = helper.make_graph(nodes, 'g', [x], [helper.make_tensor_value_info(\n"
+             "    'y', TensorProto.FLOAT, None)], [w])\n"
+             "m = helper.make_model(g, opset_imports=[helper.make_opsetid('', 17)])\n"
+             "import kantensor.onnx as ko\n"
+             "def shapes(m):\n"
+             "    return {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]\n"
+             "            for v in [*m.graph.value_info, *m.graph.output]}\n"
+             "assert shapes(ko.infer_shapes(m)) == shapes(shape_inference.infer_shapes(m))\n"
+             "assert shapes(ko.infer_shapes(m))['y'] == [1, 4, 3, 3]\n"
+             "from kantensor.ops.templates import BUILDERS\n"
+             "assert not [b for b in BUILDERS if b.endswith('.build_conv_integer')]")
+    loaded = _loaded_after(model, _FAMILY)
+    assert loaded == dict.fromkeys(_FAMILY, True) | {"kantensor.onnx.tensor.shape": False,
+                                                     "kantensor.onnx.nn.convvariants": False}
+
 def test_the_shipped_catalogue_tables_are_those_of_the_toml_files():
     """signatures/tables.jsonl is what ``make catalogue-index`` makes of the files now,
     and gives each file exactly the tables TOML gives (run ``make catalogue-index``
