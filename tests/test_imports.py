@@ -177,6 +177,55 @@ def test_no_module_imports_another_modules_private_names():
     assert not found, "\n".join(found)
 
 
+def private_reads(module: str, tree: ast.AST, known: set[str]) -> list[str]:
+    """The names with a leading underscore (not dunders) ``module`` reads as attributes of
+    another kantensor module it imports (``dim._number`` after ``from ..types import
+    dim``): a private import by another spelling (:func:`private_imports`)."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    if module.endswith("__init__"):
+        package = package[:-1]
+    bound: dict[str, str] = {}  # a local name -> the kantensor module it is
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("kantensor")):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            within = node.module if node.level else node.module.removeprefix(
+                "kantensor").lstrip(".")
+            target = ".".join([*base, *([within] if within else [])])
+            for alias in node.names:
+                full = f"{target}.{alias.name}" if target else alias.name
+                if full in known:
+                    bound[alias.asname or alias.name] = full
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                within = alias.name.removeprefix("kantensor").lstrip(".")
+                if alias.asname and alias.name.startswith("kantensor.") and within in known:
+                    bound[alias.asname] = within
+    return [f"{module} reads {bound[node.value.id]}.{node.attr} (line {node.lineno})"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in bound and node.attr.startswith("_")
+            and not node.attr.startswith("__")]
+
+
+def test_the_private_read_finder_finds_one():
+    tree = ast.parse("from ..types import dim, sizenum as s\nimport kantensor.types.poly as p\n"
+                     "dim._number, s._op, dim.Dim, dim.__doc__, p._x")
+    known = {"types.dim", "types.sizenum", "types.poly"}
+    assert private_reads("evalshape.branches", tree, known) == [
+        "evalshape.branches reads types.dim._number (line 3)",
+        "evalshape.branches reads types.sizenum._op (line 3)",
+        "evalshape.branches reads types.poly._x (line 3)"]
+
+
+def test_no_module_reads_another_modules_private_names():
+    mods = modules()
+    known = set(mods) | {m.removesuffix(".__init__") for m in mods}
+    found = [f for name, path in mods.items()
+             for f in private_reads(name, ast.parse(path.read_text()), known)]
+    assert not found, "\n".join(found)
+
+
 def test_no_module_is_oversized():
     big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
     assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()
