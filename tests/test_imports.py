@@ -226,6 +226,56 @@ def test_no_module_reads_another_modules_private_names():
     assert not found, "\n".join(found)
 
 
+def borrowed_imports(module: str, tree: ast.AST, lenders: dict[str, set[str]]) -> list[str]:
+    """The names ``module`` imports from a module of ``lenders`` (a module -> the names
+    it imports) that that module imports in turn rather than defines: a name is imported
+    from its home."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    if module.endswith("__init__"):
+        package = package[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            found += [f"{module} imports {alias.name} from {target} (line {node.lineno}), "
+                      f"which imports it" for alias in node.names
+                      if alias.name in lenders.get(target, ())]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kantensor"):
+            target = node.module.removeprefix("kantensor").lstrip(".")
+            found += [f"{module} imports {alias.name} from {target} (line {node.lineno}), "
+                      f"which imports it" for alias in node.names
+                      if alias.name in lenders.get(target, ())]
+    return found
+
+
+def imported_names(tree: ast.Module) -> set[str]:
+    """The names a module's top level binds by importing them."""
+    return {alias.asname or alias.name.split(".")[0] for node in tree.body
+            if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+
+
+#: Modules whose names are imported from their homes, never through them: the call's
+#: parameter kinds (``ArrayRef``, ``SliceItem``, ``UNSET``... are ``ops.paramvalues``').
+HOMES_ONLY = ("ops.params", "ops.sizeparams", "ops.paramvalues", "ops.callspec")
+
+
+def test_the_borrowed_import_finder_finds_one():
+    tree = ast.parse("from ..params import ArrayRef, ParamError\n"
+                     "from kantensor.ops.params import UNSET")
+    assert borrowed_imports("ops.families.x", tree, {"ops.params": {"ArrayRef", "UNSET"}}) \
+        == ["ops.families.x imports ArrayRef from ops.params (line 1), which imports it",
+            "ops.families.x imports UNSET from ops.params (line 2), which imports it"]
+
+
+def test_the_parameter_modules_names_are_imported_from_their_homes():
+    mods = modules()
+    lenders = {m: imported_names(ast.parse(mods[m].read_text())) for m in HOMES_ONLY}
+    found = [f for name, path in mods.items()
+             for f in borrowed_imports(name, ast.parse(path.read_text()), lenders)]
+    assert not found, "\n".join(found)
+
+
 def test_no_module_is_oversized():
     big = {name: len(p.read_text().splitlines()) for name, p in modules().items()}
     assert all(n <= MAX_LINES for n in big.values()), {k: v for k, v in big.items()
