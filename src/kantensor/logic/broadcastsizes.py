@@ -7,7 +7,7 @@ named sizes: read by the answers of a solve (:mod:`kantensor.logic.answers`,
 from __future__ import annotations
 
 from ..types.conditions import AnyOf, Clause, Condition, Source
-from ..types.dim import DimLike
+from ..types.dim import DimLike, lone_atom_of
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import Facts
 from ..types.poly import Opaque
@@ -38,9 +38,8 @@ def _free_sizes(sizes: list[DimLike]) -> bool:
             if x != 1:
                 return False
             continue
-        terms = x._terms
-        if len(terms) != 1 or terms[0][1] != 1 or len(terms[0][0]) != 1 or \
-                terms[0][0][0][1] != 1 or isinstance(terms[0][0][0][0], Opaque):
+        atom = lone_atom_of(x)
+        if atom is None or isinstance(atom, Opaque):
             return False
         atoms.add(x)
     return len(atoms) >= 2
