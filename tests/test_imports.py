@@ -1,7 +1,9 @@
 """The import graph of the package, built from the source: no cycle, no kantensor import
-hidden inside a function (entry points excepted), no oversized module. The front ends
-a package loads on first use (``kantensor.FRONT_ENDS``, the Dask lowering's ``LOWERING``,
-PEP 562) are edges of the graph too: each declared in one table, read from it here."""
+hidden inside a function (entry points excepted), no oversized module, no other module's
+private name imported or read as a module's attribute, the parameter modules' names
+imported from their homes. The front ends a package loads on first use
+(``kantensor.FRONT_ENDS``, the Dask lowering's ``LOWERING``, PEP 562) are edges of the
+graph too: each declared in one table, read from it here."""
 
 from __future__ import annotations
 
