@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -20,6 +21,9 @@ from unification import var
 
 import kantensor as kt
 from kantensor.commands import COMMANDS
+from kantensor.commands.words import _sizes_named
+from kantensor.ops.callspec import KINDS, OWN_SIZE_KINDS, SIZE_KINDS, Param
+from kantensor.ops.sizeparams import SIZED_KINDS, SIZES_AMONG_KINDS, SIZES_ONLY_KINDS
 from kantensor.types.symbols import substitute
 from test_one_relation import ENTRIES, _bound, _flat
 
@@ -82,6 +86,30 @@ def test_a_size_parameter_with_names_is_numpys_size(op, words, fn):
         assert _at(out.shape, inferred.conditions, sizes) == want, (sizes, inferred, want)
         got = {_at(a["Y"].shape, a.where, sizes) for a in answers} - {None}
         assert got == ({want} if want is not None else set()), (sizes, answers, want)
+
+
+def test_the_kinds_of_sizes_are_split_in_one_home():
+    """ops/sizeparams holds the kinds that may hold sizes as two tables, of sizes only
+    and of sizes among other things; the call's kinds are them, by object."""
+    assert not set(SIZES_ONLY_KINDS) & set(SIZES_AMONG_KINDS)
+    assert SIZED_KINDS == {**SIZES_ONLY_KINDS, **SIZES_AMONG_KINDS}
+    assert all(KINDS[kind] is read for kind, read in SIZED_KINDS.items())
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_commands_read_names_as_sizes_for_the_kinds_of_sizes_only(kind):
+    """A parameter's text ``n`` is the named size ``Dim("n")`` for a kind of
+    :data:`SIZES_ONLY_KINDS` (the one home: a kind added there is seen by the commands
+    and by the call, which carries its Dims and takes the size read), and stays text for
+    every other kind (its own check words the error)."""
+    op = SimpleNamespace(spec=SimpleNamespace(params=[Param("p", kind)]))
+    read = _sizes_named(op, {"p": "n"})["p"]
+    if kind not in SIZES_ONLY_KINDS:
+        assert read == "n"
+        return
+    assert read == kt.Dim("n")
+    assert kind in SIZE_KINDS | OWN_SIZE_KINDS
+    assert KINDS[kind](read) in (kt.Dim("n"), (kt.Dim("n"),))
 
 
 def test_a_size_parameter_of_text_that_is_no_size_is_still_refused():

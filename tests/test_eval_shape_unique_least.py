@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from kantensor.ops import CATALOGUE
-from kantensor.ops.params import ArrayRef
+from kantensor.ops.paramvalues import ArrayRef
 from kantensor.query import query
 from npprograms import compile_program, fails_for_some_data, judge, returning, run_numpy
 

@@ -1,7 +1,9 @@
 """The import graph of the package, built from the source: no cycle, no kantensor import
-hidden inside a function (entry points excepted), no oversized module. The front ends
-a package loads on first use (``kantensor.FRONT_ENDS``, the Dask lowering's ``LOWERING``,
-PEP 562) are edges of the graph too: each declared in one table, read from it here."""
+hidden inside a function (entry points excepted), no oversized module, no other module's
+private name imported or read as a module's attribute, the parameter modules' names
+imported from their homes. The front ends a package loads on first use
+(``kantensor.FRONT_ENDS``, the Dask lowering's ``LOWERING``, PEP 562) are edges of the
+graph too: each declared in one table, read from it here."""
 
 from __future__ import annotations
 
@@ -174,6 +176,105 @@ def test_the_private_import_finder_finds_one():
 def test_no_module_imports_another_modules_private_names():
     found = [f for name, path in modules().items()
              for f in private_imports(name, ast.parse(path.read_text()), PRIVATE_IMPORTS_LEFT)]
+    assert not found, "\n".join(found)
+
+
+def private_reads(module: str, tree: ast.AST, known: set[str]) -> list[str]:
+    """The names with a leading underscore (not dunders) ``module`` reads as attributes of
+    another kantensor module it imports (``dim._number`` after ``from ..types import
+    dim``): a private import by another spelling (:func:`private_imports`)."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    if module.endswith("__init__"):
+        package = package[:-1]
+    bound: dict[str, str] = {}  # a local name -> the kantensor module it is
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+                node.level or (node.module or "").startswith("kantensor")):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            within = node.module if node.level else node.module.removeprefix(
+                "kantensor").lstrip(".")
+            target = ".".join([*base, *([within] if within else [])])
+            for alias in node.names:
+                full = f"{target}.{alias.name}" if target else alias.name
+                if full in known:
+                    bound[alias.asname or alias.name] = full
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                within = alias.name.removeprefix("kantensor").lstrip(".")
+                if alias.asname and alias.name.startswith("kantensor.") and within in known:
+                    bound[alias.asname] = within
+    return [f"{module} reads {bound[node.value.id]}.{node.attr} (line {node.lineno})"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+            and node.value.id in bound and node.attr.startswith("_")
+            and not node.attr.startswith("__")]
+
+
+def test_the_private_read_finder_finds_one():
+    tree = ast.parse("from ..types import dim, sizenum as s\nimport kantensor.types.poly as p\n"
+                     "dim._number, s._op, dim.Dim, dim.__doc__, p._x")
+    known = {"types.dim", "types.sizenum", "types.poly"}
+    assert private_reads("evalshape.branches", tree, known) == [
+        "evalshape.branches reads types.dim._number (line 3)",
+        "evalshape.branches reads types.sizenum._op (line 3)",
+        "evalshape.branches reads types.poly._x (line 3)"]
+
+
+def test_no_module_reads_another_modules_private_names():
+    mods = modules()
+    known = set(mods) | {m.removesuffix(".__init__") for m in mods}
+    found = [f for name, path in mods.items()
+             for f in private_reads(name, ast.parse(path.read_text()), known)]
+    assert not found, "\n".join(found)
+
+
+def borrowed_imports(module: str, tree: ast.AST, lenders: dict[str, set[str]]) -> list[str]:
+    """The names ``module`` imports from a module of ``lenders`` (a module -> the names
+    it imports) that that module imports in turn rather than defines: a name is imported
+    from its home."""
+    package = module.split(".") if module.endswith("__init__") else module.split(".")[:-1]
+    if module.endswith("__init__"):
+        package = package[:-1]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[: len(package) - node.level + 1]
+            target = ".".join([*base, *([node.module] if node.module else [])])
+            found += [f"{module} imports {alias.name} from {target} (line {node.lineno}), "
+                      f"which imports it" for alias in node.names
+                      if alias.name in lenders.get(target, ())]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("kantensor"):
+            target = node.module.removeprefix("kantensor").lstrip(".")
+            found += [f"{module} imports {alias.name} from {target} (line {node.lineno}), "
+                      f"which imports it" for alias in node.names
+                      if alias.name in lenders.get(target, ())]
+    return found
+
+
+def imported_names(tree: ast.Module) -> set[str]:
+    """The names a module's top level binds by importing them."""
+    return {alias.asname or alias.name.split(".")[0] for node in tree.body
+            if isinstance(node, ast.Import | ast.ImportFrom) for alias in node.names}
+
+
+#: Modules whose names are imported from their homes, never through them: the call's
+#: parameter kinds (``ArrayRef``, ``SliceItem``, ``UNSET``... are ``ops.paramvalues``').
+HOMES_ONLY = ("ops.params", "ops.sizeparams", "ops.paramvalues", "ops.callspec")
+
+
+def test_the_borrowed_import_finder_finds_one():
+    tree = ast.parse("from ..params import ArrayRef, ParamError\n"
+                     "from kantensor.ops.params import UNSET")
+    assert borrowed_imports("ops.families.x", tree, {"ops.params": {"ArrayRef", "UNSET"}}) \
+        == ["ops.families.x imports ArrayRef from ops.params (line 1), which imports it",
+            "ops.families.x imports UNSET from ops.params (line 2), which imports it"]
+
+
+def test_the_parameter_modules_names_are_imported_from_their_homes():
+    mods = modules()
+    lenders = {m: imported_names(ast.parse(mods[m].read_text())) for m in HOMES_ONLY}
+    found = [f for name, path in mods.items()
+             for f in borrowed_imports(name, ast.parse(path.read_text()), lenders)]
     assert not found, "\n".join(found)
 
 

@@ -27,7 +27,7 @@ import pytest
 from unification import var
 
 import kantensor as kt
-from kantensor.ops.params import ArrayRef
+from kantensor.ops.paramvalues import ArrayRef
 
 SIZES = list(itertools.product(range(5), repeat=2))
 

@@ -15,7 +15,7 @@ from onnx.reference import ReferenceEvaluator
 
 import kantensor as kt
 from kantensor.onnx import UnsupportedOp, from_onnx, infer_shapes
-from kantensor.onnx.tensor.resize import aspect_size, scaled_size
+from kantensor.onnx.tensor.resizesizes import aspect_size, scaled_size
 from kantensor.types.dim import Dim
 from kantensor.types.dtypes import integer_range
 from kantensor.types.symbols import substitute

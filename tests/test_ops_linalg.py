@@ -30,7 +30,8 @@ from conformance import (
     shapes,
 )
 from kantensor.ops.families.linalg import build_einsum, diagonal_length, parse_subscripts
-from kantensor.ops.params import UNSET, ParamError
+from kantensor.ops.params import ParamError
+from kantensor.ops.paramvalues import UNSET
 from kantensor.syntax.ast import dim_vars
 
 CASES = settings(max_examples=200, deadline=None)
@@ -471,7 +472,7 @@ def test_pinv_cutoffs_are_numpys(dtype, kw):
 
 
 def test_pinv_not_given_is_an_object_no_caller_passes():
-    """rtol's default is :data:`~kantensor.ops.params.UNSET`, told by identity (a string
+    """rtol's default is :data:`~kantensor.ops.paramvalues.UNSET`, told by identity (a string
     "unset" is a value NumPy refuses), one object after pickling; the Op without rtol
     is the one of the call text's default."""
     x = kt.TensorType.parse("float64[3,3]")()

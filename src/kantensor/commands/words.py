@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ops import op_named
+from ..ops.sizeparams import SIZES_ONLY_KINDS
 from ..query import pattern, var
 from ..signature.signature import Signature
 from ..syntax.ast import DimVar, FixedDim, near_dtype
@@ -158,13 +159,9 @@ def read_target(word: Word, params: dict[str, Any], line: str) -> Any:
     return found
 
 
-#: The kinds of parameters that hold sizes (:mod:`kantensor.ops.sizeparams`), where a name
-#: is a named size: ``shape=(n,3)`` is ``(Dim("n"), 3)``.
-SIZE_PARAMS = frozenset({"size", "count", "maybe_size", "sizes", "shape"})
-
-
 def _sizes_named(op: Any, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` with each size parameter of ``op`` that is no Python literal (its text
+    """``params`` with each size parameter of ``op`` (its kind one of
+    :data:`~kantensor.ops.sizeparams.SIZES_ONLY_KINDS`) that is no Python literal (its text
     kept by :func:`split_params`) read as sizes: ``(n,3)`` is ``(Dim("n"), 3)``, ``2*n``
     one Dim; Python's syntax says what is a tuple, the DSL's what each size is (the size
     expressions of a type: ``float32[2*n,3]``). Text that is neither stays as it is (the
@@ -173,7 +170,7 @@ def _sizes_named(op: Any, params: dict[str, Any]) -> dict[str, Any]:
     kinds = {p.name: p.kind for p in spec.params} if spec is not None else {}
     out = dict(params)
     for name, value in params.items():
-        if isinstance(value, str) and kinds.get(name) in SIZE_PARAMS:
+        if isinstance(value, str) and kinds.get(name) in SIZES_ONLY_KINDS:
             sizes = _read_sizes(value)
             if sizes is not None:
                 out[name] = sizes

@@ -45,7 +45,7 @@ _FORWARDING = frozenset(
                          "__rfloordiv__", "__mod__", "__rmod__", "__divmod__",
                          "__rdivmod__", "__abs__"))) for name in names) | {
     id(f.__code__) for f in (ordered, decided, divides, equal, asked_positive, divided, powered,
-                             Dim.__pow__, Dim.__rpow__, dim._number, sizenum._number_op,
+                             Dim.__pow__, Dim.__rpow__, dim.with_number, sizenum.number_op,
                              sizenum.size_abs)} | {
     id(code) for code in FORWARDERS}
 

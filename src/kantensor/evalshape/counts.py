@@ -34,7 +34,7 @@ import numpy as np
 
 from ..graph.basic import Apply, Constant, Variable
 from ..ops.located import NodeSize, VariableAxis
-from ..ops.params import ArrayRef, SliceItem
+from ..ops.paramvalues import ArrayRef, SliceItem
 from ..types.conditions import Clause, Condition
 from ..types.dim import Dim, unknown
 from ..types.symbols import free_symbols, substitute

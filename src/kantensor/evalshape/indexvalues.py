@@ -18,7 +18,7 @@ from __future__ import annotations
 from ..graph.basic import Apply
 from ..ops.families.indexing import index as advanced_index
 from ..ops.families.values import made_of_sizes, value_range
-from ..ops.params import ArrayRef
+from ..ops.paramvalues import ArrayRef
 from ..types.conditions import Condition, Source
 from ..types.dim import DimLike, unknown
 from ..types.dimminmax import dim_max, dim_min

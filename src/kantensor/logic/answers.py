@@ -6,6 +6,7 @@ After a solve, a size may be bound, defined by pending equations (``n == m + 1``
 free. :func:`symbolic_values` writes each as an expression of named Dims (naming the
 free ones), and collects the constraints the values leave (:class:`Condition`), so
 that a query answer (:mod:`kantensor.query`) or a refined type says exactly what holds.
+A forward solve's answer is :mod:`kantensor.logic.forwardanswer`'s.
 """
 
 from __future__ import annotations
@@ -13,21 +14,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..types.conditions import AnyOf, Clause, Condition, InnerSize, InputAxis, Source
-from ..types.dim import Dim, DimLike, as_dim, unknown
+from ..types.conditions import AnyOf, Clause, Condition, Source
+from ..types.dim import Dim, DimLike, as_dim
 from ..types.dimfacts import NO_SOLUTION, assume_divisible, remainder_fact, solve_for
-from ..types.dimminmax import dim_max, dim_min
 from ..types.divisors import by_size, size_divisors
 from ..types.facts import Facts
 from ..types.factsatoms import nonzero
-from ..types.poly import Opaque
 from ..types.symbols import free_symbols, substitute
 from .broadcast import Broadcast
+from .broadcastsizes import broadcast_onto, broadcast_size, broadcastable
 from .dims import COMPARE, Compare, Divisor, Equation, size_value
 from .store import facts_of
-from .terms import ASSUMED, Symbol, isvar, prefix_of, walk
+from .terms import ASSUMED, Symbol, isvar, walk
 
-__all__ = ["REFUTED", "forward_answer", "symbolic_values", "where_text"]
+__all__ = ["REFUTED", "apart", "over_known", "said_of", "symbolic_values", "where_text"]
 
 
 def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
@@ -53,7 +53,7 @@ def symbolic_values(vars_: list, s: dict, pending: tuple, named: dict[Any, Dim],
     for v, dim in named.items():
         w = walk(v, s)
         if isvar(w):
-            known.setdefault(w, _over(dim, fixed))
+            known.setdefault(w, over_known(dim, fixed))
     defined: list[Any] = []  # the variables an equation defines, in order
     equations = [c for c in pending if isinstance(c, Equation)]
     pending_equations = list(equations)
@@ -118,8 +118,8 @@ def _stated(pending: tuple, s: dict, known: dict[Any, DimLike]) -> Facts:
     for c in pending:
         if isinstance(c, Compare):
             try:
-                out.append(Condition(_over(c.left.value(s), known), c.op,
-                                     _over(c.right.value(s), known)))
+                out.append(Condition(over_known(c.left.value(s), known), c.op,
+                                     over_known(c.right.value(s), known)))
             except ZeroDivisionError:
                 continue
     return facts_of(s).with_(*out)
@@ -145,13 +145,13 @@ def _zeros(equations: list[Equation], s: dict, known: dict[Any, DimLike]) -> lis
 
 def _broadcast_value(c: Broadcast, s: dict, known: dict[Any, DimLike]) -> DimLike | None:
     """What the unknown size a pending :class:`Broadcast` gives is, where every size it
-    broadcasts has a value over the named Dims (NumPy's rule, :func:`broadcast_size`, as
-    a forward build gives it); None where its result is known or named already, or a
-    size it broadcasts has no value yet."""
+    broadcasts has a value over the named Dims (NumPy's rule,
+    :func:`~.broadcastsizes.broadcast_size`, as a forward build gives it); None where its
+    result is known or named already, or a size it broadcasts has no value yet."""
     out = walk(c.out, s)
     if not isvar(out) or type(out) is Symbol or out in known:
         return None
-    values = [_over(size_value(v, s), known) for v in c.sizes]
+    values = [over_known(size_value(v, s), known) for v in c.sizes]
     if any(_open(v) for v in values):
         return None
     return broadcast_size(values, facts_of(s))
@@ -173,7 +173,7 @@ def _assumed_ints(s: dict) -> dict[str, int]:
         changed = False
         for a, b in pairs:
             try:
-                diff = _over(as_dim(a) - as_dim(b), fixed)
+                diff = over_known(as_dim(a) - as_dim(b), fixed)
             except ZeroDivisionError:
                 continue
             names = free_symbols(diff) if not isinstance(diff, int) else set()
@@ -205,12 +205,13 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
               defined: list[Any] = ()) -> list[Clause]:
     """The pending equations, where-clauses and broadcasts that do not hold whatever the
     named Dims are, over those Dims (an unknown no answer shows is named by ``fresh``
-    too): a broadcast's condition is NumPy's (:func:`broadcastable` where its result is
-    its rule's value, :func:`broadcast_onto` where the result is a size of its own);
-    and a size an equation ``defined`` (``v + 1 == n``: ``v = n - 1``) is >= 0 (so n >= 1),
-    as make_node's answer says. Each size an equation or where-clause divides by is
-    nonzero (:func:`~kantensor.types.factsatoms.nonzero`), said first: where it is 0
-    the clause has no value (``i - j != 0`` before ``i//(i - j) >= 0``)."""
+    too): a broadcast's condition is NumPy's (:func:`~.broadcastsizes.broadcastable`
+    where its result is its rule's value, :func:`~.broadcastsizes.broadcast_onto` where
+    the result is a size of its own); and a size an equation ``defined``
+    (``v + 1 == n``: ``v = n - 1``) is >= 0 (so n >= 1), as make_node's answer says.
+    Each size an equation or where-clause divides by is nonzero
+    (:func:`~kantensor.types.factsatoms.nonzero`), said first: where it is 0 the clause
+    has no value (``i - j != 0`` before ``i//(i - j) >= 0``)."""
     needs: list[Clause] = []
     out: list[Clause] = [Condition(known[v], ">=", 0) for v in defined
                          if not (isinstance(known[v], int) and known[v] >= 0)]
@@ -220,9 +221,9 @@ def _residual(pending: tuple, s: dict, known: dict[Any, DimLike], fresh: Any,
             for u in sorted({u for x in sizes for u in free_symbols(size_value(x, s))
                              if not isinstance(u, str)} - known.keys(), key=str):
                 known[u] = fresh(u)
-            values = [_over(size_value(x, s), known) for x in c.sizes]
-            result = _over(size_value(c.out, s), known)
-            source = Source(detail=_said(c))
+            values = [over_known(size_value(x, s), known) for x in c.sizes]
+            result = over_known(size_value(c.out, s), known)
+            source = Source(detail=said_of(c))
             defined = result == broadcast_size(values, facts_of(s))
             found = broadcastable(values, source) if defined else \
                 broadcast_onto(values, result, source)
@@ -288,208 +289,16 @@ def where_text(where: Any) -> str:
                         and len(where) > 1 else str(c) for c in where)
 
 
-# -- forward answers: the output sizes, and the conditions they hold under --------------
-def forward_answer(sizes: list, s: dict, pending: tuple, inputs: dict[Any, Dim]
-                   ) -> tuple[dict[Any, DimLike], list[Clause]] | None:
-    """The values of the size variables ``sizes`` of a forward solve over named sizes,
-    and the conditions the answer holds under; None if the facts refute one of them.
-
-    Pending equations define what they can (``v == N - 1``); a broadcast the named
-    sizes leave open gives what NumPy's rule gives (:func:`broadcast_size`) with the
-    condition that the sizes broadcast; every other pending size constraint, and every
-    equality the solve needed between named sizes (:data:`~.terms.ASSUMED`), is a
-    condition in the named sizes (an input's unknown size as ``inputs[v]``; a size of
-    the signature's own that nothing defines as an :class:`~kantensor.types.facts.
-    InnerSize`). Each is decided by the facts where they can, and kept otherwise:
-    nothing is dropped."""
-    facts = facts_of(s)
-    known: dict[Any, DimLike] = dict(inputs)  # a variable -> its value over names
-
-    def value(term: Any) -> DimLike:
-        return _over(size_value(term, s), known)
-
-    def sides(c: Any) -> DimLike:
-        return _over(c.left.value(s), known) - _over(c.right.value(s), known)
-
-    rest = list(pending)
-    broadcasts: list[Broadcast] = []
-    sizes_defined: list[tuple[DimLike, Any]] = []  # a size an equation defined: >= 0
-    changed = True
-    while changed:
-        changed = False
-        for c in list(rest):
-            if isinstance(c, Equation):
-                try:
-                    diff = sides(c)
-                except ZeroDivisionError:
-                    continue
-                free = _inner(diff)
-                if len(free) == 1 and (v := _defined(diff, free[0])) is not None:
-                    known[free[0]] = facts.simplify(v)
-                    sizes_defined.append((known[free[0]], c))
-                    rest.remove(c)
-                    changed = True
-            elif isinstance(c, Broadcast):
-                out = walk(c.out, s)
-                if isvar(out) and type(out) is not Symbol and out not in known:
-                    values = [value(v) for v in c.sizes]
-                    if not any(_inner(v) for v in values):
-                        known[out] = broadcast_size(values, facts)
-                        broadcasts.append(c)
-                        rest.remove(c)
-                        changed = True
-    inner: dict[Any, Dim] = {}
-
-    def named(x: DimLike) -> DimLike:
-        """``x`` with the sizes of the signature's own nothing defines named."""
-        free = _inner(x)
-        for u in free:
-            if u not in inner:
-                inner[u] = unknown(InnerSize(prefix_of(u) or "size", len(inner)))
-        return substitute(x, {u: inner[u] for u in free}) if free else x
-
-    clauses: list[Clause] = [Condition(a, "==", b, Source(detail=detail))
-                             for a, b, detail in s.get(ASSUMED, ())]
-    try:
-        for c in (*broadcasts, *rest):
-            source = Source(detail=_said(c), otherwise=getattr(c, "otherwise", ""))
-            if isinstance(c, Broadcast):  # the sizes broadcast (its output is known)
-                values = [named(value(x)) for x in c.sizes]
-                onto = value(c.out)
-                clauses += broadcastable(values, source) if c in broadcasts or _inner(onto) \
-                    else broadcast_onto(values, onto, source)
-            elif type(c) is Divisor:  # (stated as every divisor is: nonzero's rule)
-                clauses.append(nonzero(named(_over(c.left.value(s), known)), source))
-            elif isinstance(c, Equation | Compare):
-                op = "==" if isinstance(c, Equation) else c.op
-                clauses.append(Condition(named(_over(c.left.value(s), known)), op,
-                                         named(_over(c.right.value(s), known)), source))
-        for c in pending:  # each pending comparison's divisors, defining or not (an
-            if isinstance(c, Equation | Compare):  # equation ``v == (n//m) % 1``)
-                source = Source(detail=_said(c))
-                clauses += [nonzero(named(_over(d.value(s), known)), source)
-                            for d in c.left.divisors() + c.right.divisors()]
-    except ZeroDivisionError:
-        return None
-    kept = facts.reduce(clauses)
-    if kept is None or apart(kept, facts):
-        return None
-    # a size is >= 0: one an equation defines (``n + 1 == N``: ``n == N - 1``) is a size
-    # only where its value is >= 0 (N >= 1), unless the other conditions say so
-    for x, c in sizes_defined:
-        if isinstance(x, int):
-            if x < 0:
-                return None
-            continue
-        nonnegative = facts.with_(*kept).reduce([Condition(x, ">=", 0,
-                                                           Source(detail=_said(c)))])
-        if nonnegative is None:
-            return None
-        kept = [*kept, *nonnegative]
-    defined = [x for x, _ in sizes_defined] + [c.key[0] for c in kept
-                                                if isinstance(c, Condition)]
-    divisors = [nonzero(d) for x in defined for d in size_divisors(x)]
-    if divisors:  # (Python's // raises at 0: make_node at ints refuses there)
-        said = facts.with_(*kept).reduce(list(dict.fromkeys(divisors)))
-        if said is None:
-            return None
-        kept = [*kept, *said]
-    out = {}  # (a value over an input's unknown is unknown, unless the conditions kept
-    for v in sizes:  # fold it away: i + 0//u is i where they show u >= 1)
-        x = known.get(v)
-        if type(x) is Dim and any(not isinstance(u, str) for u in free_symbols(x)):
-            x = facts.with_(*kept).simplify(x)
-        if x is not None and not any(not isinstance(u, str) for u in free_symbols(x)):
-            out[v] = x
-    return out, kept
-
-
-def _inner(x: DimLike) -> list:
-    """The unknowns of ``x`` that are sizes of the signature's own (not named sizes, not
-    an input's axes)."""
-    if isinstance(x, int):
-        return []
-    return [u for u in free_symbols(x) if not isinstance(u, str | InputAxis)]
-
-
-def broadcast_size(sizes: list[DimLike], facts: Facts) -> DimLike:
-    """What sizes that broadcast (NumPy's rule) broadcast to: their max, unless the
-    facts allow a 0 among them where the max is 1 (``0`` against ``1`` gives 0), then
-    ``max(...)*min(1, ...)``, which is 0 exactly there."""
-    top = facts.simplify(dim_max(*sizes))
-    if not facts and _free_sizes(sizes):  # two of them may be 0 and 1: the product
-        return facts.simplify(top * dim_min(1, *sizes))
-    at_one = facts.with_(Condition(top, "==", 1))
-    if not at_one.consistent() or all(at_one.decide(Condition(v, ">=", 1)) is True
-                                      for v in sizes):
-        return top
-    return facts.simplify(top * dim_min(1, *sizes))
-
-
-def _free_sizes(sizes: list[DimLike]) -> bool:
-    """Whether ``sizes`` are 1s and at least two different named sizes or unknowns (no
-    expression): with no facts, their max may be 1 while one of them is 0."""
-    atoms = set()
-    for x in sizes:
-        if type(x) is int:
-            if x != 1:
-                return False
-            continue
-        terms = x._terms
-        if len(terms) != 1 or terms[0][1] != 1 or len(terms[0][0]) != 1 or \
-                terms[0][0][0][1] != 1 or isinstance(terms[0][0][0][0], Opaque):
-            return False
-        atoms.add(x)
-    return len(atoms) >= 2
-
-
-def broadcastable(sizes: list[DimLike], source: Source | None = None) -> list[Clause]:
-    """NumPy's condition on sizes that broadcast: every two are equal or one is 1."""
-    out: list[Clause] = []
-    for i, a in enumerate(sizes):
-        for b in sizes[i + 1:]:
-            if a == b or a == 1 or b == 1:
-                continue
-            out.append(AnyOf(((Condition(a, "==", b),), (Condition(a, "==", 1),),
-                              (Condition(b, "==", 1),)), source))
-    return out
-
-
-def broadcast_onto(sizes: list[DimLike], out: DimLike, source: Source | None = None
-                   ) -> list[Clause]:
-    """NumPy's condition on sizes that broadcast to the size ``out`` (a where-clause
-    ``broadcast(s, a) == a``): each is ``out`` or 1, and one of them is ``out`` unless
-    ``out`` is 1. That the sizes broadcast is not enough: ``s = 5, a = 1`` broadcast, to 5.
-    Where ``out`` is an int other than 1 among them, it is enough, and is what is said
-    (as the direct path says it, :mod:`kantensor.signature.broadcasts`)."""
-    if type(out) is int and out != 1 and out in sizes:
-        return broadcastable(sizes, source)
-    distinct = [v for v in dict.fromkeys(sizes) if not (v == out or v == 1)]
-    out_clauses: list[Clause] = [
-        AnyOf(((Condition(v, "==", out),), (Condition(v, "==", 1),)), source) for v in distinct]
-    if not any(v == out for v in sizes):
-        cases = ((Condition(out, "==", 1),), *((Condition(v, "==", out),) for v in distinct))
-        out_clauses.append(AnyOf(cases, source) if len(cases) > 1 else
-                           Condition(out, "==", 1, source))
-    return out_clauses
-
-
-def _over(x: DimLike, known: dict) -> DimLike:
-    """``x`` with the unknowns ``known`` defines replaced by their values."""
+def over_known(x: DimLike, known: dict) -> DimLike:
+    """``x`` with the unknowns ``known`` defines replaced by their values (here and in a
+    forward answer: :mod:`kantensor.logic.forwardanswer`)."""
     if isinstance(x, int):
         return x
     keys = [u for u in free_symbols(x) if u in known]
     return substitute(x, {u: known[u] for u in keys}) if keys else x
 
 
-def _defined(diff: Dim, v: Any) -> DimLike | None:
-    """The value of ``v`` making ``diff == 0`` when that is one expression over the
-    named sizes (``v - N + 1``: ``N - 1``), else None."""
-    value = solve_for(diff, v, 0)
-    return None if value is None or value is NO_SOLUTION else value
-
-
-def _said(c: Any) -> str:
+def said_of(c: Any) -> str:
     """What a pending constraint is about, for a condition's source."""
     where = str(getattr(c, "where", "") or "")  # a text, or a place that says itself
     text = getattr(c, "text", "")

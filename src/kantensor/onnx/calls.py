@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 import onnx
 
 from ..graph.basic import Variable
-from ..ops.params import GraphParam
+from ..ops.paramvalues import GraphParam
 from .bounds import MAX_INDEX_ENTRIES, few_entries, value_entries
 from .intervals import columns_of, interval_of
 from .loading import OnnxImportError, shown

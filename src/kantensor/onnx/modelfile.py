@@ -16,7 +16,7 @@ from pathlib import Path
 import onnx
 
 from .loading import OnnxImportError, Tensors, clipped, shown
-from .wire import fields
+from .wire import field_number, fields
 
 __all__ = ["MAX_MODEL_BYTES", "SCAN_BYTES", "open_model", "raw_sizes", "read_model"]
 
@@ -44,9 +44,9 @@ def _read_file(path: Path) -> bytes:
 #: from the bytes (:func:`raw_sizes`) instead of from the parsed tensors, which copy it.
 SCAN_BYTES = 1 << 20
 
-_GRAPH = onnx.ModelProto.DESCRIPTOR.fields_by_name["graph"].number
-_INITIALIZER = onnx.GraphProto.DESCRIPTOR.fields_by_name["initializer"].number
-_RAW_DATA = onnx.TensorProto.DESCRIPTOR.fields_by_name["raw_data"].number
+_GRAPH = field_number(onnx.ModelProto, "graph")
+_INITIALIZER = field_number(onnx.GraphProto, "initializer")
+_RAW_DATA = field_number(onnx.TensorProto, "raw_data")
 
 
 def raw_sizes(data: bytes) -> list[int | None] | None:

@@ -23,7 +23,7 @@ from typing import Any
 import onnx
 
 from .loading import texts
-from .wire import read_varint
+from .wire import field_number, key_byte, read_varint
 
 __all__ = ["CONSTANTS", "MAX_NODE", "NODES", "NO_INPUT", "ONCE", "SEEN", "SHARED", "NodeRecord",
            "ATTRIBUTE", "DOMAIN", "again", "attributes_of", "constant_key", "keep_constant",
@@ -79,29 +79,21 @@ _TENSOR = onnx.AttributeProto.TENSOR
 _EXTERNAL = onnx.TensorProto.EXTERNAL
 
 
-def _key(name: str) -> int:
-    """The key of NodeProto's length-delimited field ``name``: one byte (an int: ``in``
-    bytes finds an int's byte several times faster than a bytes object's)."""
-    number = onnx.NodeProto.DESCRIPTOR.fields_by_name[name].number
-    assert number < 16  # (a key of one byte)
-    return number << 3 | 2
-
-
 #: the key of a node's attribute and domain fields: a node whose bytes hold no such byte
 #: has no such field (not read through protobuf)
-ATTRIBUTE = _key("attribute")
-DOMAIN = _key("domain")
+ATTRIBUTE = key_byte(onnx.NodeProto, "attribute")
+DOMAIN = key_byte(onnx.NodeProto, "domain")
 # the fields a Constant's key leaves out (:func:`constant_key`)
-_INPUT = _key("input")
-_OUTPUT = _key("output")
-_NAME = _key("name")
+_INPUT = key_byte(onnx.NodeProto, "input")
+_OUTPUT = key_byte(onnx.NodeProto, "output")
+_NAME = key_byte(onnx.NodeProto, "name")
 #: the first byte of a node with no input and an output (a Constant's)
 NO_INPUT = _OUTPUT
 
 #: a TensorProto's ``data_location`` set to EXTERNAL, as protobuf writes it (a key of one
 #: byte, a varint of one): bytes holding it nowhere hold no tensor of external data
-_EXTERNAL_BYTES = bytes([onnx.TensorProto.DESCRIPTOR.fields_by_name["data_location"].number
-                         << 3, onnx.TensorProto.EXTERNAL])
+_EXTERNAL_BYTES = bytes([field_number(onnx.TensorProto, "data_location") << 3,
+                         onnx.TensorProto.EXTERNAL])
 
 
 class NodeRecord:

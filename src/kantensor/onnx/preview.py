@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import GraphParam
+from ..ops.paramvalues import GraphParam
 from ..types.type import TensorType
 from .dtypes import dtype_of
 from .runner import subgraph_function

@@ -17,7 +17,7 @@ import onnx
 from ..backend import function
 from ..graph.basic import Variable
 from ..graph.type import Type
-from ..ops.params import GraphParam
+from ..ops.paramvalues import GraphParam
 from .importer import _Reader
 from .loading import Tensors
 

@@ -27,28 +27,23 @@ from .modelmemo import found as remembered
 from .modelmemo import model_key, remember, restore
 from .rereading import read_refuting
 from .split import copied
-from .wire import BYTE, field, read_varint, tag, varint
-
-
-def _number(message: Any, name: str) -> int:
-    return message.DESCRIPTOR.fields_by_name[name].number
-
+from .wire import BYTE, field, field_number, read_varint, tag, varint
 
 # the keys of the fields written (their numbers read from onnx's own descriptors)
-_VALUE_INFO = tag(_number(onnx.GraphProto, "value_info"))
-_NAME = tag(_number(onnx.ValueInfoProto, "name"))
+_VALUE_INFO = tag(field_number(onnx.GraphProto, "value_info"))
+_NAME = tag(field_number(onnx.ValueInfoProto, "name"))
 _NAME_LEN = len(_NAME) + 1  # (the name's key and a length of one byte)
-_TYPE = tag(_number(onnx.ValueInfoProto, "type"))
-_TENSOR = tag(_number(onnx.TypeProto, "tensor_type"))
-_SEQUENCE = tag(_number(onnx.TypeProto, "sequence_type"))
-_OPTIONAL = tag(_number(onnx.TypeProto, "optional_type"))
-_SEQUENCE_ELEMENT = tag(_number(onnx.TypeProto.Sequence, "elem_type"))
-_OPTIONAL_ELEMENT = tag(_number(onnx.TypeProto.Optional, "elem_type"))
-_ELEM_TYPE = tag(_number(onnx.TypeProto.Tensor, "elem_type"), 0)
-_SHAPE = tag(_number(onnx.TypeProto.Tensor, "shape"))
-_DIM = tag(_number(onnx.TensorShapeProto, "dim"))
-_DIM_VALUE = tag(_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
-_DIM_PARAM = tag(_number(onnx.TensorShapeProto.Dimension, "dim_param"))
+_TYPE = tag(field_number(onnx.ValueInfoProto, "type"))
+_TENSOR = tag(field_number(onnx.TypeProto, "tensor_type"))
+_SEQUENCE = tag(field_number(onnx.TypeProto, "sequence_type"))
+_OPTIONAL = tag(field_number(onnx.TypeProto, "optional_type"))
+_SEQUENCE_ELEMENT = tag(field_number(onnx.TypeProto.Sequence, "elem_type"))
+_OPTIONAL_ELEMENT = tag(field_number(onnx.TypeProto.Optional, "elem_type"))
+_ELEM_TYPE = tag(field_number(onnx.TypeProto.Tensor, "elem_type"), 0)
+_SHAPE = tag(field_number(onnx.TypeProto.Tensor, "shape"))
+_DIM = tag(field_number(onnx.TensorShapeProto, "dim"))
+_DIM_VALUE = tag(field_number(onnx.TensorShapeProto.Dimension, "dim_value"), 0)
+_DIM_PARAM = tag(field_number(onnx.TensorShapeProto.Dimension, "dim_param"))
 _UNKNOWN = field(_DIM, b"")  # a dim with neither a value nor a name
 _SMALL = tuple(field(_DIM, _DIM_VALUE + varint(n)) for n in range(128))
 # a dim's bytes of a size of two bytes (128 <= size < 2**14: most sizes past 127) but its

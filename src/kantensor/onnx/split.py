@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import onnx
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+from .wire import field_number
 
 __all__ = ["CUT_ELEMENTS", "copied", "cut", "small_data"]
 
@@ -38,10 +39,6 @@ __all__ = ["CUT_ELEMENTS", "copied", "cut", "small_data"]
 CUT_ELEMENTS = 1 << 16
 
 _STRING = onnx.TensorProto.STRING  # (an element of any length: not counted by elements)
-
-
-def _number(message: Any, name: str) -> int:
-    return message.DESCRIPTOR.fields_by_name[name].number
 
 
 def _message() -> type:
@@ -55,18 +52,18 @@ def _message() -> type:
                                               package="kantensor_onnx_split", syntax="proto2")
     field = descriptor_pb2.FieldDescriptorProto
     inputs = made.message_type.add(name="Inputs")
-    inputs.field.add(name="name", number=_number(onnx.ValueInfoProto, "name"),
+    inputs.field.add(name="name", number=field_number(onnx.ValueInfoProto, "name"),
                      type=field.TYPE_STRING, label=field.LABEL_REPEATED)
-    inputs.field.add(name="type", number=_number(onnx.ValueInfoProto, "type"),
+    inputs.field.add(name="type", number=field_number(onnx.ValueInfoProto, "type"),
                      type=field.TYPE_BYTES, label=field.LABEL_REPEATED)
     graph = made.message_type.add(name="Graph")
-    graph.field.add(name="node", number=_number(onnx.GraphProto, "node"),
+    graph.field.add(name="node", number=field_number(onnx.GraphProto, "node"),
                     type=field.TYPE_BYTES, label=field.LABEL_REPEATED)
-    graph.field.add(name="input", number=_number(onnx.GraphProto, "input"),
+    graph.field.add(name="input", number=field_number(onnx.GraphProto, "input"),
                     type=field.TYPE_MESSAGE, type_name=".kantensor_onnx_split.Inputs",
                     label=field.LABEL_OPTIONAL)
     model = made.message_type.add(name="Model")
-    model.field.add(name="graph", number=_number(onnx.ModelProto, "graph"),
+    model.field.add(name="graph", number=field_number(onnx.ModelProto, "graph"),
                     type=field.TYPE_MESSAGE, type_name=".kantensor_onnx_split.Graph",
                     label=field.LABEL_OPTIONAL)
     pool = descriptor_pool.DescriptorPool()  # (its own pool: no name of onnx's or a user's)

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.params import ArrayParam, ParamError
+from ..ops.params import ParamError
+from ..ops.paramvalues import ArrayParam
 from ..ops.templates import dims, reads_ranks, typed
 from ..syntax.ast import DTypeEq, DTypeName, DTypeVar, InCategory
 from ..types.dtypes import NUMPY_STRING

@@ -7,8 +7,10 @@ are for hostile bytes: every length is checked against the end of the message.""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
-__all__ = ["BYTE", "LENGTH", "field", "fields", "read_varint", "tag", "varint"]
+__all__ = ["BYTE", "LENGTH", "field", "field_number", "fields", "key_byte", "read_varint",
+           "tag", "varint"]
 
 #: The wire type of a length-delimited field (a string, bytes, a message).
 LENGTH = 2
@@ -28,6 +30,20 @@ def varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def field_number(message: Any, name: str) -> int:
+    """The number of the field ``name`` of the protobuf message class ``message`` (onnx's
+    ``GraphProto``...), read from its descriptor: never written here by hand."""
+    return message.DESCRIPTOR.fields_by_name[name].number
+
+
+def key_byte(message: Any, name: str) -> int:
+    """The key of the length-delimited field ``name`` of ``message``, one byte (an int:
+    ``in`` bytes finds an int's byte several times faster than a bytes object's)."""
+    number = field_number(message, name)
+    assert number < 16  # (a key of one byte)
+    return number << 3 | LENGTH
 
 
 def tag(number: int, kind: int = LENGTH) -> bytes:

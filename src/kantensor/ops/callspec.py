@@ -26,7 +26,8 @@ from typing import Any
 from ..graph.once import once
 from ..types.dim import Dim
 from .fastcall import exact_key
-from .params import BOOL_AXES, MARKERS, VALUE_KINDS, ParamError, unbooled
+from .params import BOOL_AXES, VALUE_KINDS, ParamError, unbooled
+from .paramvalues import MARKERS
 from .sizeparams import SIZED_KINDS
 from .sizes import axis_inputs, foreign_names, named_inputs, own_axes, size_inputs, untie
 
@@ -312,7 +313,7 @@ _SHIPPED: dict[str, Any] = {}
 def call_form(text: str) -> str | None:
     """The parameters of the call ``text`` as JSON text, a list of ``[name, kind,
     choices, keyword-only]`` and the default if any (a tuple written ``{"tuple":
-    [...]}``, a marker of :data:`~.params.MARKERS` ``{"marker": name}``), shipped with
+    [...]}``, a marker of :data:`~.paramvalues.MARKERS` ``{"marker": name}``), shipped with
     the catalogue so that the first use of an entry does not parse its call; None where
     a default is not one JSON gives back as it is."""
     out: list[list[Any]] = []

@@ -34,7 +34,8 @@ from ..types.protocol import register_numpy
 from ..types.variable import as_tensor_variable, register_method
 from .arraylike import as_array
 from .arraylike import ndim as _ndim
-from .params import ArrayRef, normalize_axis
+from .params import normalize_axis
+from .paramvalues import ArrayRef
 
 #: id of a tensor -> weak references to it and to the positions of its nonzero elements:
 #: one value has one set of positions, so ``np.nonzero(x)`` twice (``np.argwhere(x)``

@@ -22,7 +22,8 @@ from ..types.dtypes import is_integer
 from .arraylike import ndim
 from .families.advanced import array_ref, listed_index
 from .families.values import made_of_sizes
-from .params import ArrayRef, normalize_axis
+from .params import normalize_axis
+from .paramvalues import ArrayRef
 from .takemodes import moded
 
 __all__ = ["known_along", "known_take", "taken"]

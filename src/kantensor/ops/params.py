@@ -6,8 +6,7 @@ keepdims=False}``). Here: the errors, axis normalisation and the kinds of plain 
 (:data:`VALUE_KINDS`); the kinds whose values may hold sizes are
 :mod:`kantensor.ops.sizeparams`. How a call is split into tensors and parameters is
 :mod:`kantensor.ops.callspec`; the objects some kinds normalise to (slices, index arrays,
-arrays, subgraphs, ``UNSET``) are :mod:`kantensor.ops.paramvalues` (importable from here
-too).
+arrays, subgraphs, ``UNSET``) are :mod:`kantensor.ops.paramvalues`, imported from there.
 """
 
 from __future__ import annotations
@@ -19,11 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..types.dtypes import STRING, category, normalize_dtype
-from .paramvalues import MARKERS as MARKERS
 from .paramvalues import UNSET, ArrayParam, GraphParam
-from .paramvalues import ArrayRef as ArrayRef
-from .paramvalues import SliceItem as SliceItem
-from .paramvalues import unset as unset
 
 
 class ParamError(ValueError):

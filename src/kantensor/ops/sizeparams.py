@@ -1,4 +1,5 @@
-"""The parameter kinds whose values may hold sizes: :data:`SIZED_KINDS`.
+"""The parameter kinds whose values may hold sizes: :data:`SIZED_KINDS` (of sizes only,
+:data:`SIZES_ONLY_KINDS`, or of sizes among other things, :data:`SIZES_AMONG_KINDS`).
 
 A size, a shape, a repeat count, integers or numbers known in part, a basic index: each
 entry an int or a Dim (``Dim("n")``, ``n + 1``, an entry of ``x.shape``), which the call
@@ -121,15 +122,26 @@ def _index(value: Any) -> tuple:
     return tuple(out)
 
 
-#: The kinds whose values may hold sizes: normaliser from a user's value to a hashable
-#: prop value (``shape`` and ``sizes`` read alike; the call carries their Dims apart).
-SIZED_KINDS: dict[str, Callable[[Any], Any]] = {
+#: The kinds whose values are sizes and nothing else (one size, or a sequence of them):
+#: normaliser from a user's value to a hashable prop value (``shape`` and ``sizes`` read
+#: alike; the call carries their Dims apart). A command line writes their names as
+#: named sizes (``shape=(n,3)``: :mod:`kantensor.commands.words`).
+SIZES_ONLY_KINDS: dict[str, Callable[[Any], Any]] = {
     "shape": _shape,
     "size": _size,
     "count": _count,
     "maybe_size": _maybe_size,
     "sizes": _shape,
+}
+
+#: The kinds whose values hold sizes among other things (None for unknown, numbers,
+#: slices): normaliser as for :data:`SIZES_ONLY_KINDS`.
+SIZES_AMONG_KINDS: dict[str, Callable[[Any], Any]] = {
     "partial_sizes": _partial_sizes,
     "partial_values": _partial_values,
     "index": _index,
 }
+
+#: The kinds whose values may hold sizes: those of sizes only, then those of sizes among
+#: other things.
+SIZED_KINDS: dict[str, Callable[[Any], Any]] = {**SIZES_ONLY_KINDS, **SIZES_AMONG_KINDS}

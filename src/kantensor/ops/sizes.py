@@ -49,7 +49,8 @@ from ..types.symbols import free_symbols, sign_when_large, substitute
 from ..types.type import TensorType
 from ..types.variable import AxisSize, SizeNumber, TensorVariable
 from .dimast import dim_ast
-from .params import ArrayRef, ParamError, SliceItem
+from .params import ParamError
+from .paramvalues import ArrayRef, SliceItem
 from .templates import dims, reads_ranks
 
 

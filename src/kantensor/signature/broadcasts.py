@@ -2,7 +2,7 @@
 relation's :class:`~kantensor.logic.broadcast.Broadcast` constraint decides it on ground
 sizes, and, where the sizes leave it open (an unknown size against another size, two
 named sizes the facts do not equate), the condition the forward answer keeps for it
-(:func:`~kantensor.logic.answers.forward_answer`): the same clauses, from the same
+(:func:`~kantensor.logic.forwardanswer.forward_answer`): the same clauses, from the same
 functions, in the same order, with the same sources.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from ..logic.answers import broadcast_size, broadcastable
 from ..logic.broadcast import broadcast_top
+from ..logic.broadcastsizes import broadcast_size, broadcastable
 from ..types.conditions import Clause, InputAxis, Source
 from ..types.dim import unknown
 from ..types.facts import Facts
@@ -46,7 +46,7 @@ class Broadcasts:
     The relation leaves a broadcast open in two ways: its output is known (one size
     ``k != 1`` among them, or the size the others equal) while an unknown or named size
     may be ``k`` or 1: it stays pending; or no size is the result: the forward answer
-    gives NumPy's size (:func:`~kantensor.logic.answers.broadcast_size`) first. The
+    gives NumPy's size (:func:`~kantensor.logic.broadcastsizes.broadcast_size`) first. The
     answer's clauses say the latter first, then the pending ones, each in the order the
     axes were posted (groups in layout order, axes left to right)."""
 

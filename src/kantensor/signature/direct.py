@@ -216,7 +216,7 @@ class _Plan(DtypePlan):
     @property
     def sources(self) -> tuple[Source, ...]:
         """Per broadcast(...) clause, the source of its condition as the relation's
-        constraint says it (logic.answers._said of a Broadcast posted by compile.py),
+        constraint says it (logic.answers.said_of a Broadcast posted by compile.py),
         made when first asked."""
         if self._sources is None:
             texts = self.c.clause_texts

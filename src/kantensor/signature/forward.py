@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 
 from kanren.constraints import ConstrainedState
 
-from ..logic.answers import forward_answer
+from ..logic.forwardanswer import forward_answer
 from ..logic.kept import folded
 from ..logic.store import TypeStore, facts_of, fresh_state
 from ..logic.terms import ASSUMED, FACTS, Symbol, isvar, walk

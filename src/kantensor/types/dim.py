@@ -93,14 +93,14 @@ def _operator(name: str, fn: Any) -> tuple[Any, Any]:
         o = None if fn is None else _coerce(other)
         if o is not None and divide and type(o) is not int:
             return kept_divisors(divided(fn, self, o, name == "mod"), self, o)
-        return _number(name, self, other) if o is None else kept_divisors(
+        return with_number(name, self, other) if o is None else kept_divisors(
             fn(self, o), self, o, not divide)
 
     def reflected(self: Dim, other: object) -> Any:
         o = None if fn is None else _coerce(other)
         if o is not None and divide:
             return kept_divisors(divided(fn, o, self, name == "mod"), o, self)
-        return _number(name, other, self) if o is None else kept_divisors(
+        return with_number(name, other, self) if o is None else kept_divisors(
             fn(o, self), o, self, not divide)
     return method, reflected
 
@@ -210,12 +210,12 @@ class Dim:
 
     def __pow__(self, exponent: object) -> Any:  # d ** 0.5, d ** -1, d ** n: numbers
         if type(exponent) is not int or exponent < 0:
-            return _number(powered(self, exponent, isinstance(exponent, Dim)), self, exponent)
+            return with_number(powered(self, exponent, isinstance(exponent, Dim)), self, exponent)
         # (the exponent bounded first)
         return kept_divisors(dim_pow(self, _check_power(self._terms, exponent)), self)
 
     def __rpow__(self, base: object) -> Any:  # 2 ** d (see dimorder.powered)
-        return _number(powered(base, self, isinstance(base, int | float | complex)), base, self)
+        return with_number(powered(base, self, isinstance(base, int | float | complex)), base, self)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``np.sqrt(d)``, ``np.float64(2) * d``: see :data:`NUMBER_OP`."""
@@ -228,7 +228,7 @@ class Dim:
 
     def __pos__(self) -> Dim:
         return self
-    def __abs__(self) -> Any: return _number("abs", self, 0)  # (sizenum.size_abs)
+    def __abs__(self) -> Any: return with_number("abs", self, 0)  # (sizenum.size_abs)
 
 
 NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
@@ -243,7 +243,10 @@ DIVIDE: Hook[Callable[[DimLike, DimLike, bool, bool], DimLike]] = Hook(
     "from the Dim class, whose operators and whose division call each other")
 
 
-def _number(op: str, a: object, b: object) -> Any:
+def with_number(op: str, a: object, b: object) -> Any:
+    """``op`` of a size with a number it cannot stay a size with, by :data:`NUMBER_OP`
+    (NotImplemented until filled); public: the trace looks past its frame
+    (:mod:`kantensor.evalshape.branches`)."""
     hook = NUMBER_OP.fn
     return NotImplemented if hook is None else hook(op, a, b)
 

@@ -29,7 +29,7 @@ def decided(op: str, a: Any, b: object) -> Any:
 def asked(op: str, a: Any, b: object) -> Any:
     """The hook's answer to ``a op b`` asked for the traced program by kantensor itself,
     at the program's innermost line (a slice bound's sign, which Python's slice reads:
-    see :func:`kantensor.ops.params.SliceItem`), or NotImplemented."""
+    see :class:`kantensor.ops.paramvalues.SliceItem`), or NotImplemented."""
     hook = COMPARE.fn
     return NotImplemented if hook is None else hook(op, a, b, True)
 

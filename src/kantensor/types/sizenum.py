@@ -315,7 +315,7 @@ def size_abs(d: Dim) -> DimLike:
     return -d if d < 0 else d
 
 
-def _number_op(op: str, *args: Any) -> Any:
+def number_op(op: str, *args: Any) -> Any:
     """:data:`~kantensor.types.dim.NUMBER_OP`: a Dim met something that is not an int
     (or ``abs``)."""
     if op == "ufunc":
@@ -346,4 +346,4 @@ def _number_op(op: str, *args: Any) -> Any:
     return NotImplemented  # a tensor or an array: its operator takes the size
 
 
-NUMBER_OP.set(_number_op)
+NUMBER_OP.set(number_op)

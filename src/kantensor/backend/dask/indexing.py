@@ -24,7 +24,7 @@ import dask.array as da
 import numpy as np
 
 from ...ops.families.indexing import resolve
-from ...ops.params import ArrayRef, SliceItem
+from ...ops.paramvalues import ArrayRef, SliceItem
 from ...ops.sizes import map_entries, symbolic
 from ...types.dim import Dim
 from .blockwise import blockwise, typed

@@ -28,7 +28,8 @@ from ...types.dim import Dim
 from ...types.dtypes import integer_range, is_integer
 from ...types.sizenum import size_tensor
 from ..fastcall import Miss
-from ..params import ArrayRef, ParamError, SliceItem
+from ..params import ParamError
+from ..paramvalues import ArrayRef, SliceItem
 from ..sizes import SizeNames
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 from .creation import ranged

@@ -29,7 +29,8 @@ from ...syntax.ast import (
 )
 from ...types.dim import Dim
 from ...types.intervals import nonnegative
-from ..params import ArrayRef, normalize_axis
+from ..params import normalize_axis
+from ..paramvalues import ArrayRef
 from ..sizes import SizeNames, concrete, entries, map_entries, negative
 from ..templates import alternative, checked, dims, rank_error, reads_ranks, size_of, typed
 

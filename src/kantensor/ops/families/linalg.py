@@ -30,7 +30,8 @@ from ...syntax.ast import (
 from ...syntax.parser import parse_alternatives
 from ...syntax.vocabulary import FLOAT, REAL
 from ...types.dtypes import get_default_dtype
-from ..params import UNSET, AxisError, ParamError, normalize_axis, unset
+from ..params import AxisError, ParamError, normalize_axis
+from ..paramvalues import UNSET, unset
 from ..templates import (
     alternative,
     checked,
@@ -263,7 +264,7 @@ def build_pinv(types: tuple, rcond: Any, rtol: Any, hermitian: bool = False,
                as_numpy: bool = False, **_: Any) -> dict[str, Any]:
     """``(m, n) -> (n, m)``; ``rcond`` and ``rtol`` both given are refused, as NumPy
     does ("can't be both set"), ``rtol`` of any value (None and NumPy's default 1e-15
-    included) but :data:`~kantensor.ops.params.UNSET`, not given. ``hermitian``: the
+    included) but :data:`~kantensor.ops.paramvalues.UNSET`, not given. ``hermitian``: the
     matrices square or empty (NumPy's eigh path raises "Last 2 dimensions of the array
     must be square" for any other). ``as_numpy``: NumPy's dtypes, one alternative each
     (:func:`.lapack.numpy_pinv`)."""

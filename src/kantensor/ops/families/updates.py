@@ -22,7 +22,7 @@ import numpy as np
 
 from ...syntax.ast import Clause, DimVar
 from ...types.dim import Dim
-from ..params import ArrayRef
+from ..paramvalues import ArrayRef
 from ..templates import alternative, dims, rank_error, reads_ranks, typed
 from .advanced import advanced_selection, split_index
 from .indexing import array_key, as_key, readings, resolve, selection, sized_bounds

@@ -7,7 +7,7 @@ n)``), so what reads the values of index arrays reads them here, in one place: t
 index Op's relation checks them against its axis: ``max(hi + 1, -lo) <= n``, for int
 bounds and for bounds that are sizes alike (:func:`value_reach`, carried as a size of the
 call: :func:`~kantensor.ops.families.advanced.array_ref`,
-:class:`~kantensor.ops.params.ArrayRef`); ``eval_shape`` states what it does not read,
+:class:`~kantensor.ops.paramvalues.ArrayRef`); ``eval_shape`` states what it does not read,
 values made of sizes in other ways (:mod:`kantensor.evalshape.indexvalues`).
 :func:`value_range` follows the Ops that keep the values within bounds it can say, each
 identified by its implementation function (or, for ``arange``, its builder): constants
@@ -27,7 +27,7 @@ known: each value is reached for some data, so its hull is the for-every-data re
 length n; the flattened size for ``axis=None``) they are a permutation of ``0 .. n -
 1``, every value reached wherever the output is not empty. Its bounds are ``0 .. min(1,
 size)*n - 1``, so that an empty output (no lookups) needs nothing. An index made of the
-argsort itself states that exactly (:attr:`~kantensor.ops.params.ArrayRef.along`: the
+argsort itself states that exactly (:attr:`~kantensor.ops.paramvalues.ArrayRef.along`: the
 index array's own axis, known or not); values the graph moves, slices or joins keep the
 hull ``0 .. n - 1``, which is the for-every-data reading: ``np.argsort(x, axis=0)[:1]``
 may hold only small values for some data, yet the hull refuses the sizes where one of
