@@ -131,3 +131,53 @@ def test_a_named_size_of_unknown_chunks_is_refused_or_computed_never_read_as_one
     np.testing.assert_array_equal(g(masked, xs[:6]).compute(), kept + values[:6])
     with pytest.raises(Exception, match="dimension n is 6 in input 0"):
         g(masked, xs[:5])
+
+
+def _masked(values, keep, chunks, keep_chunks=None):
+    """A Dask array of ``values`` masked along axis 0 by ``keep`` (its chunks there
+    unknown: ``nan``)."""
+    return da.from_array(np.asarray(values), chunks=chunks)[
+        da.from_array(np.asarray(keep), chunks=keep_chunks or chunks[0])]
+
+
+def test_two_masks_unknown_chunks_of_one_count_are_not_aligned_blocks():
+    """Two masked arrays of 2 blocks each, of rows (2, 1) and (1, 2): their unknown chunks
+    ``(nan, nan)`` were read as the same, so ``a + b`` of two float64[3] paired block with
+    block and gave 4 values (Dask's own ``x + y`` does). Now aligning them needs their
+    sizes: UnknownChunksError, or with compute_chunk_sizes=True NumPy's sum (found by
+    hunt30's random graphs with masked inputs, /tmp/h30/dasknan.py)."""
+    x = _masked([1.0, 2.0, 3.0, 0.0], [True, True, False, True], (2,))
+    y = _masked([0.0, 10.0, 20.0, 30.0], [False, True, True, True], (2,))
+    a, b = kt.tensor("a", "float64", (3,)), kt.tensor("b", "float64", (3,))
+    with pytest.raises(UnknownChunksError, match=r"add: input 0 has chunks of unknown size "
+                                                 r"\(\(nan, nan\)\).*must be aligned"):
+        kt.function([a, b], a + b, backend="dask")(x, y)
+    got = kt.function([a, b], a + b, backend="dask", compute_chunk_sizes=True)(x, y)
+    np.testing.assert_array_equal(got.compute(), np.array([11.0, 22.0, 30.0]))
+    one = kt.function([a], a * 2 + a, backend="dask")(x)  # one array's blocks: aligned
+    np.testing.assert_array_equal(one.compute(), np.array([3.0, 6.0, 0.0]))
+
+
+def test_computed_chunk_sizes_leave_the_users_array_and_drop_empty_blocks():
+    """compute_chunk_sizes=True computed Dask's ``compute_chunk_sizes`` on the user's
+    array itself (its chunks were known after the call), and the blocks the mask left
+    empty reached argmax (NumPy: "zero-size array to reduction operation maximum").
+    Now on a copy, its empty chunks dropped as every node's are."""
+    big = np.array([[3], [9], [1], [4], [7]], "uint8")
+    keep = np.array([True, False, True, True, False])
+    m = _masked(big, keep, ((1, 1, 3), (1,)), 1)
+    x = kt.tensor("x", "uint8", (3, 1))
+    f = kt.function([x], kt.argmax(x), backend="dask", compute_chunk_sizes=True)
+    assert int(f(m).compute()) == int(np.argmax(big[keep]))
+    assert all(np.isnan(c) for c in m.chunks[0])  # the user's array is left as it is
+
+
+def test_an_unknown_size_computed_1_broadcasts():
+    """``gt`` of a masked float64[1] against a masked int8[3] with compute_chunk_sizes:
+    the size-1 axis, unknown until computed, was aligned as a size (Dask: "Chunks do not
+    add up to shape"); once computed 1 it broadcasts, as NumPy's."""
+    y, z = kt.tensor("y", "float64", (1,)), kt.tensor("z", "int8", (3,))
+    g = kt.function([y, z], kt.gt(y, z), backend="dask", compute_chunk_sizes=True)
+    a = _masked([0.0, 2.0, 0.0], [False, True, False], (1,))
+    b = _masked(np.array([1, 5, 0, 9], "int8"), [True, True, False, True], (2,))
+    np.testing.assert_array_equal(g(a, b).compute(), np.array([2.0]) > np.array([1, 5, 9]))
