@@ -68,7 +68,7 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
-from .unknown import always, except_along, joined, never, resolved, vectors
+from .unknown import always, except_along, joined, never, reduces_empty, resolved, vectors
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -320,11 +320,15 @@ def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 _A = Algorithm
+#: Dask's scan carries each block's last entry to the next: an empty block (a mask may
+#: leave one) carries an empty one, and the blocks after it lose their rows, so unknown
+#: sizes only off the scanned axis (its sizes computed, empty chunks dropped)
+_SCANNED = except_along("axis", None)
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "reduction": _A(reduction, _TREE, _has_axes, always),
+    "reduction": _A(reduction, _TREE, _has_axes, reduces_empty),
     "count": _A(count, "counts per chunk summed in a tree", _has_axes, always),
     "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes,
                always),
@@ -335,7 +339,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
     "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
     "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,
-               always),
+               reduces_empty),
     "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes, always),
     "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes,
                   always),
@@ -346,9 +350,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
                                    "chunks of the contracted axes", unknown=always),
     "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)",
-                 unknown=always),
+                 unknown=_SCANNED),
     "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)",
-                  unknown=always),
+                  unknown=_SCANNED),
     "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
                                  "cross the new rows; refuses what it cannot do chunk-wise)",
                   unknown=always),

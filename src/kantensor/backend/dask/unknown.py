@@ -14,6 +14,7 @@ the call unless the user opts in).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,8 @@ import dask.array as da
 
 from .lower import NodeCall, known
 
-__all__ = ["always", "except_along", "joined", "never", "resolved", "vectors"]
+__all__ = ["always", "except_along", "joined", "never", "reduces_empty", "resolved",
+           "vectors"]
 
 
 def resolved(call: NodeCall, values: list[Any],
@@ -58,6 +60,18 @@ def except_along(key: str, default: int | None = 0
         named = {a % ndim for a in (axis if isinstance(axis, tuple | list) else (axis,))}
         return not axes & named
     return ok
+
+
+def reduces_empty(call: NodeCall, axes: frozenset[int]) -> bool:
+    """A tree reduction: unknown sizes allowed on every axis where its reduction has an
+    identity; a maximum or minimum (``max``, ``min`` without ``initial``, a norm of order
+    inf or -inf) reduces no empty block (NumPy: "zero-size array to reduction operation
+    maximum"), and a mask may leave a block empty, so not along the axes it reduces."""
+    name, params = getattr(call.op, "name", ""), call.params
+    if name in ("max", "min") and params.get("initial") is None or \
+            name == "norm" and params.get("ord") in (math.inf, -math.inf):
+        return except_along("axis", None)(call, axes)
+    return True
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
