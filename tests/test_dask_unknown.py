@@ -158,6 +158,8 @@ def test_two_masks_unknown_chunks_of_one_count_are_not_aligned_blocks():
     with pytest.raises(UnknownChunksError, match=r"add: input 0 has chunks of unknown size "
                                                  r"\(\(nan, nan\)\).*must be aligned"):
         kt.function([a, b], a + b, backend="dask")(x, y)
+    with pytest.raises(UnknownChunksError, match="must be aligned"):  # the plan, alike
+        kt.function([a, b], a + b, backend="dask").chunks(x.chunks, y.chunks)
     got = kt.function([a, b], a + b, backend="dask", compute_chunk_sizes=True)(x, y)
     np.testing.assert_array_equal(got.compute(), np.array([11.0, 22.0, 30.0]))
     one = kt.function([a], a * 2 + a, backend="dask")(x)  # one array's blocks: aligned

@@ -81,13 +81,15 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
     return TensorType(dtype, tuple(int(math.fsum(c)) if known(c) else None for c in chunks))
 
 
-def placeholder(chunks: Chunks, dtype: Any) -> Any:
+def placeholder(chunks: Chunks, dtype: Any, key: Any = None) -> Any:
     """A Dask array of ``chunks`` (``nan`` allowed) and ``dtype`` that nobody computes:
     what planning lowers nodes on. Its blocks are tasks of their own, as the blocks of a
     user's ``from_array`` input are; Dask's linear fusion may fuse them into the tasks that
-    read them, as it fuses ``from_array``'s, so a plan counts them as it counts those."""
+    read them, as it fuses ``from_array``'s, so a plan counts them as it counts those.
+    ``key`` tells inputs apart: two inputs of one chunking are two arrays (two masks'
+    rows of one unknown chunking are not one array's blocks)."""
     dtype = np.dtype(dtype)
-    name = f"placeholder-{tokenize(chunks, dtype.str)}"
+    name = f"placeholder-{tokenize(chunks, dtype.str, key)}"
     tasks = {(name, *index): (np.empty, tuple(0 if math.isnan(cs[i]) else int(cs[i])
                                               for cs, i in zip(chunks, index, strict=True)),
                               dtype)
