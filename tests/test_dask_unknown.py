@@ -210,3 +210,21 @@ def test_a_scan_or_maximum_along_unknown_chunks_with_an_empty_block(name, build,
     f = kt.function([x], build(x), backend="dask", compute_chunk_sizes=True)
     got = f(_masked(big, keep, ((2, 1, 1), (2,)))).compute()
     np.testing.assert_array_equal(got, numpy(big[keep]))
+
+
+def test_moments_of_several_axes_over_unknown_chunks_with_an_empty_block():
+    """``var`` over axes (0, 1) of a masked array whose first block the mask leaves empty:
+    Dask's moments gave NaN (Dask's own ``da.var`` does), silently. Now they need the
+    sizes; over one axis Dask's moments take the empty block, and give NumPy's."""
+    v = np.arange(12.0).reshape(4, 3) ** 2
+    keep = np.array([False, True, True, False])
+    x = kt.tensor("x", "float64", (2, 3))
+    with pytest.raises(UnknownChunksError, match="var.*compute_chunk_sizes"):
+        kt.function([x], kt.var(x, axis=(0, 1)), backend="dask")(
+            _masked(v, keep, ((4,), (3,)), ((0, 2, 2),)))
+    f = kt.function([x], kt.var(x, axis=(0, 1)), backend="dask", compute_chunk_sizes=True)
+    got = f(_masked(v, keep, ((4,), (3,)), ((0, 2, 2),))).compute()
+    np.testing.assert_allclose(got, np.var(v[keep]), rtol=1e-12)
+    one = kt.function([x], kt.std(x, axis=0), backend="dask")(
+        _masked(v, keep, ((4,), (3,)), ((0, 2, 2),)))
+    np.testing.assert_allclose(one.compute(), np.std(v[keep], axis=0), rtol=1e-12)

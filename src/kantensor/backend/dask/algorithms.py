@@ -68,7 +68,16 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
-from .unknown import always, except_along, joined, never, reduces_empty, resolved, vectors
+from .unknown import (
+    always,
+    except_along,
+    joined,
+    moments_of_one_axis,
+    never,
+    reduces_empty,
+    resolved,
+    vectors,
+)
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -333,9 +342,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes,
                always),
     "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes,
-              always),
+              moments_of_one_axis),
     "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes,
-              always),
+              moments_of_one_axis),
     "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
     "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
     "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,

@@ -22,8 +22,8 @@ import dask.array as da
 
 from .lower import NodeCall, known
 
-__all__ = ["always", "except_along", "joined", "never", "reduces_empty", "resolved",
-           "vectors"]
+__all__ = ["always", "except_along", "joined", "moments_of_one_axis", "never",
+           "reduces_empty", "resolved", "vectors"]
 
 
 def resolved(call: NodeCall, values: list[Any],
@@ -72,6 +72,16 @@ def reduces_empty(call: NodeCall, axes: frozenset[int]) -> bool:
             name == "norm" and params.get("ord") in (math.inf, -math.inf):
         return except_along("axis", None)(call, axes)
     return True
+
+
+def moments_of_one_axis(call: NodeCall, axes: frozenset[int]) -> bool:
+    """var, std: Dask's moments of several axes give NaN, or fail, where a block is
+    empty (a mask may leave one): unknown sizes allowed off the reduced axes, or where
+    one axis is reduced."""
+    axis, ndim = call.params.get("axis"), max(call.node.inputs[0].type.ndim, 1)
+    reduced = range(ndim) if axis is None else axis if isinstance(axis, tuple | list) \
+        else (axis,)
+    return len(reduced) <= 1 or except_along("axis", None)(call, axes)
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
