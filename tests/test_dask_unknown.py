@@ -228,3 +228,23 @@ def test_moments_of_several_axes_over_unknown_chunks_with_an_empty_block():
     one = kt.function([x], kt.std(x, axis=0), backend="dask")(
         _masked(v, keep, ((4,), (3,)), ((0, 2, 2),)))
     np.testing.assert_allclose(one.compute(), np.std(v[keep], axis=0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("reps", [(2, 1), (1, 2), (2, 2), (2, 1, 1), (1, 2, 1), (3, 1, 2)])
+def test_tile_over_unknown_chunks_refuses_before_dask(reps):
+    """``tile`` of masked rows repeating another axis than the rows: Dask's own error
+    from inside its concatenate ("Tried to concatenate arrays with unknown shape (nan,
+    2)") reached the user; now UnknownChunksError naming compute_chunk_sizes where Dask
+    needs the sizes, and NumPy's result where it does not, or with them computed."""
+    v, keep = np.arange(8.0).reshape(4, 2), np.arange(4) % 4 != 1
+    x = kt.tensor("x", "float64", (3, 2))
+    want = np.tile(v[keep], reps)
+    try:
+        got = kt.function([x], kt.tile(x, reps), backend="dask")(
+            _masked(v, keep, ((2, 2), (2,))))
+    except UnknownChunksError as exc:
+        assert "compute_chunk_sizes" in str(exc)
+    else:
+        np.testing.assert_array_equal(got.compute(), want)
+    f = kt.function([x], kt.tile(x, reps), backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_array_equal(f(_masked(v, keep, ((2, 2), (2,)))).compute(), want)

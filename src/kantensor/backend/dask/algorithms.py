@@ -76,6 +76,7 @@ from .unknown import (
     never,
     reduces_empty,
     resolved,
+    tiled,
     vectors,
 )
 
@@ -402,7 +403,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
                 unknown=vectors, numpy=_all_empty),
     "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
-               unknown=always, numpy=_all_empty),
+               unknown=tiled, numpy=_all_empty),
     "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
     "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),

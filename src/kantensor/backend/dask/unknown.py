@@ -23,7 +23,7 @@ import dask.array as da
 from .lower import NodeCall, known
 
 __all__ = ["always", "except_along", "joined", "moments_of_one_axis", "never",
-           "reduces_empty", "resolved", "vectors"]
+           "reduces_empty", "resolved", "tiled", "vectors"]
 
 
 def resolved(call: NodeCall, values: list[Any],
@@ -82,6 +82,23 @@ def moments_of_one_axis(call: NodeCall, axes: frozenset[int]) -> bool:
     reduced = range(ndim) if axis is None else axis if isinstance(axis, tuple | list) \
         else (axis,)
     return len(reduced) <= 1 or except_along("axis", None)(call, axes)
+
+
+def tiled(call: NodeCall, axes: frozenset[int]) -> bool:
+    """tile: Dask's tile joins each repeated axis's copies with ``concatenate``, which
+    needs the other axes' sizes ("Tried to concatenate arrays with unknown shape"), so
+    unknown sizes only where no axis is repeated, or the one repeated axis is the one
+    unknown axis."""
+    reps = call.params.get("reps")
+    reps = reps if isinstance(reps, tuple | list) else (reps,)
+    if not all(isinstance(r, int) for r in reps):
+        return False
+    ndim = call.node.inputs[0].type.ndim
+    width = max(ndim, len(reps))
+    reps = (1,) * (width - len(reps)) + tuple(reps)
+    unknown = {a + width - ndim for a in axes}
+    repeated = {a for a, r in enumerate(reps) if r != 1}
+    return not repeated or (repeated == unknown and len(unknown) == 1)
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
