@@ -248,3 +248,23 @@ def test_tile_over_unknown_chunks_refuses_before_dask(reps):
         np.testing.assert_array_equal(got.compute(), want)
     f = kt.function([x], kt.tile(x, reps), backend="dask", compute_chunk_sizes=True)
     np.testing.assert_array_equal(f(_masked(v, keep, ((2, 2), (2,)))).compute(), want)
+
+
+def test_matmul_over_two_masks_rows_needs_their_sizes():
+    """``x.T @ y`` contracting two masks' rows: of one block count but other sizes, the
+    product failed when computed (NumPy: "mismatch in its core dimension"); of other
+    block counts, Dask's own error reached the user ("Arrays' chunk sizes ... are
+    unknown"). Now UnknownChunksError naming compute_chunk_sizes, and with it NumPy's
+    product; one mask's rows (``x.T @ x``) are one array's blocks, as before."""
+    v, keep = np.arange(8.0).reshape(4, 2), np.array([True, True, False, True])
+    w, keep2 = np.arange(12.0).reshape(4, 3), np.array([False, True, True, True])
+    x, y = kt.tensor("x", "float64", (3, 2)), kt.tensor("y", "float64", (3, 3))
+    for chunks, chunks2 in [(2, 2), ((1, 3), (3, 1))]:
+        def args(chunks=chunks, chunks2=chunks2):
+            return (_masked(v, keep, (chunks, 2), chunks), _masked(w, keep2, (chunks2, 3), chunks2))
+        with pytest.raises(UnknownChunksError, match="matmul.*must be aligned.*compute_chunk"):
+            kt.function([x, y], x.T @ (y * 2), backend="dask")(*args())
+        f = kt.function([x, y], x.T @ (y * 2), backend="dask", compute_chunk_sizes=True)
+        np.testing.assert_array_equal(f(*args()).compute(), v[keep].T @ (2 * w[keep2]))
+    g = kt.function([x], x.T @ x, backend="dask")(_masked(v, keep, (2, 2), 2))
+    np.testing.assert_array_equal(g.compute(), v[keep].T @ v[keep])
