@@ -268,3 +268,16 @@ def test_matmul_over_two_masks_rows_needs_their_sizes():
         np.testing.assert_array_equal(f(*args()).compute(), v[keep].T @ (2 * w[keep2]))
     g = kt.function([x], x.T @ x, backend="dask")(_masked(v, keep, (2, 2), 2))
     np.testing.assert_array_equal(g.compute(), v[keep].T @ v[keep])
+
+
+def test_split_into_sections_of_rows_whose_sizes_were_computed():
+    """``split`` into 3 sections of masked rows with compute_chunk_sizes=True: the node
+    was typed on the unknown chunks (its parts' lengths None) and summed them ("int +
+    NoneType"); now the parts are the computed axis's thirds, as NumPy's."""
+    v, keep = np.arange(16.0).reshape(8, 2), np.array([1, 1, 0, 1, 1, 1, 0, 1], bool)
+    x = kt.tensor("x", "float64", (6, 2))
+    f = kt.function([x], list(kt.split(x, 3, axis=0)), backend="dask",
+                    compute_chunk_sizes=True)
+    got = [y.compute() for y in f(_masked(v, keep, ((3, 5), (2,)), (3, 5)))]
+    for y, want in zip(got, np.split(v[keep], 3, axis=0), strict=True):
+        np.testing.assert_array_equal(y, want)
