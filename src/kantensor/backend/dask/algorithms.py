@@ -68,7 +68,17 @@ from .reductions import (
     reduction,
 )
 from .reshaping import reshape, reshape_node
-from .unknown import always, except_along, joined, never, resolved, vectors
+from .unknown import (
+    always,
+    except_along,
+    joined,
+    moments_of_one_axis,
+    never,
+    reduces_empty,
+    resolved,
+    tiled,
+    vectors,
+)
 
 __all__ = ["ALGORITHMS", "Algorithm"]
 
@@ -320,22 +330,26 @@ def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 _A = Algorithm
+#: Dask's scan carries each block's last entry to the next: an empty block (a mask may
+#: leave one) carries an empty one, and the blocks after it lose their rows, so unknown
+#: sizes only off the scanned axis (its sizes computed, empty chunks dropped)
+_SCANNED = except_along("axis", None)
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
 ALGORITHMS: dict[str, Algorithm] = {
-    "reduction": _A(reduction, _TREE, _has_axes, always),
+    "reduction": _A(reduction, _TREE, _has_axes, reduces_empty),
     "count": _A(count, "counts per chunk summed in a tree", _has_axes, always),
     "mean": _A(moments("mean"), "dask.array.mean (sums and counts in a tree)", _has_axes,
                always),
     "var": _A(moments("var"), "dask.array.var (moments combined in a tree)", _has_axes,
-              always),
+              moments_of_one_axis),
     "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes,
-              always),
+              moments_of_one_axis),
     "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
     "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
     "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,
-               always),
+               reduces_empty),
     "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes, always),
     "softmax": _A(exponentials("softmax"), _EXP + ", then blockwise", _has_axes,
                   always),
@@ -346,9 +360,9 @@ ALGORITHMS: dict[str, Algorithm] = {
     "contraction": _A(contraction, "blockwise partial products summed in a tree over the "
                                    "chunks of the contracted axes", unknown=always),
     "cumsum": _A(cumulative("cumsum"), "dask.array.cumsum (a scan over the chunks)",
-                 unknown=always),
+                 unknown=_SCANNED),
     "cumprod": _A(cumulative("cumprod"), "dask.array.cumprod (a scan over the chunks)",
-                  unknown=always),
+                  unknown=_SCANNED),
     "reshape": _A(reshape_node, "dask.array.reshape (rechunks only the axes whose chunks "
                                  "cross the new rows; refuses what it cannot do chunk-wise)",
                   unknown=always),
@@ -389,7 +403,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
                 unknown=vectors, numpy=_all_empty),
     "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
-               unknown=always, numpy=_all_empty),
+               unknown=tiled, numpy=_all_empty),
     "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
     "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),

@@ -33,7 +33,7 @@ from ...types.basic_ops import cast_array
 from ...types.numpy_dtypes import numpy_dtype
 from ...types.type import TensorType
 from .kernels import Block, Partial
-from .lower import NodeCall
+from .lower import NodeCall, known
 
 __all__ = ["axes_of", "blockwise", "casts", "contraction", "first", "meta", "typed"]
 
@@ -73,11 +73,14 @@ def aligned(call: NodeCall, values: list[Any], whole: frozenset) -> list[Any]:
                     uses.setdefault(label, []).append((i, a))
     for found in uses.values():
         chunks = [values[i].chunks[a] for i, a in found]
-        if all(_same(c, chunks[0]) for c in chunks):
+        if all(_same(c, chunks[0]) for c in chunks) and (all(known(c) for c in chunks) or len(
+                {call.session.origin(values[i], a) for i, a in found}) == 1):
             continue
         for i, _ in found:
             values[i] = call.session.sizes(call, i, values[i],
                                            " and must be aligned with another input's")
+        found = [(i, a) for i, a in found if values[i].shape[a] != 1]  # (an unknown size
+        # computed 1 broadcasts: no chunks to align)
         chunks = [values[i].chunks[a] for i, a in found]
         common = common_blockdim(chunks)
         for i, a in found:
@@ -153,7 +156,8 @@ def blockwise(call: NodeCall, values: list[Any]) -> list[Any]:
     """Every output of the node as one blockwise over its inputs."""
     axes = call.axes
     whole = axes.whole | axes.contracted
-    values, kinds = casts(call, aligned(call, values, whole))
+    lined = aligned(call, values, whole)
+    values, kinds = casts(call, lined)
     outs = []
     for j, t in enumerate(call.out_types):
         letters = _Letters()
@@ -177,8 +181,25 @@ def blockwise(call: NodeCall, values: list[Any]) -> list[Any]:
             chunks = tuple((math.nan,) * len(c) if b in unknown else c
                            for b, c in enumerate(y.chunks))
             y = da.Array(y.dask, y.name, chunks, meta=meta(t))
+        _pass_origins(call, lined, y, out_ind, args[1::2])
         outs.append(y)
     return outs
+
+
+def _pass_origins(call: NodeCall, inputs: list[Any], y: Any, out_ind: list, indices: list
+                  ) -> None:
+    """Record the origin of each axis of ``y`` whose unknown chunks are the blocks of an
+    input's axis (``inputs`` before their casts, ``indices`` their blockwise indices; see
+    :meth:`.lower.Session.origin`)."""
+    for b, letter in enumerate(out_ind):
+        if known(y.chunks[b]):
+            continue
+        for x, ind in zip(inputs, indices, strict=True):
+            if isinstance(x, da.Array) and ind and letter in ind:
+                a = ind.index(letter)
+                if not known(x.chunks[a]) and len(x.chunks[a]) == len(y.chunks[b]):
+                    call.session.origins[(y.name, b)] = call.session.origin(x, a)
+                    break
 
 
 def _arguments(labels: tuple, values: list[Any], letters: _Letters, whole: frozenset

@@ -175,12 +175,12 @@ class DaskFunction:
             raise TypeError(f"takes one chunks tuple per input ({len(self.fgraph.inputs)}),"
                             f" got {len(input_chunks)}")
         out = []
-        for v, cs in zip(self.fgraph.inputs, input_chunks, strict=True):
+        for i, (v, cs) in enumerate(zip(self.fgraph.inputs, input_chunks, strict=True)):
             cs = tuple(tuple(c) for c in cs)
             if len(cs) != v.type.ndim:
                 raise TypeError(f"chunks {cs} have {len(cs)} axes, input {v} has "
                                 f"{v.type.ndim}")
-            out.append(placeholder(cs, v.type.numpy_dtype))
+            out.append(placeholder(cs, v.type.numpy_dtype, i))
         return out
 
     def _check_bound(self, outs: list[Any], owners: dict[str, Hashable]) -> None:

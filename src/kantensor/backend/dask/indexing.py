@@ -51,6 +51,13 @@ def split_node(call: NodeCall, values: list[Any]) -> list[Any]:
         cuts = [slice(a, b) for a, b in zip(bounds, bounds[1:], strict=False)]
     else:
         sizes = [t.shape[axis] for t in call.out_types]
+        if None in sizes:  # (typed on unknown chunks, their sizes computed since)
+            total, parts = int(x.shape[axis]), len(sizes)
+            if total % parts:
+                raise ValueError(f"{call.describe()}: an axis of {total} does not split "
+                                 f"into {parts} equal parts (NumPy: array split does not "
+                                 "result in an equal division)")
+            sizes = [total // parts] * parts
         starts = [sum(sizes[:j]) for j in range(len(sizes))]
         cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
     return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]

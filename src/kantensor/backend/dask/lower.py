@@ -81,13 +81,15 @@ def concrete_type(dtype: str, chunks: Chunks) -> TensorType:
     return TensorType(dtype, tuple(int(math.fsum(c)) if known(c) else None for c in chunks))
 
 
-def placeholder(chunks: Chunks, dtype: Any) -> Any:
+def placeholder(chunks: Chunks, dtype: Any, key: Any = None) -> Any:
     """A Dask array of ``chunks`` (``nan`` allowed) and ``dtype`` that nobody computes:
     what planning lowers nodes on. Its blocks are tasks of their own, as the blocks of a
     user's ``from_array`` input are; Dask's linear fusion may fuse them into the tasks that
-    read them, as it fuses ``from_array``'s, so a plan counts them as it counts those."""
+    read them, as it fuses ``from_array``'s, so a plan counts them as it counts those.
+    ``key`` tells inputs apart: two inputs of one chunking are two arrays (two masks'
+    rows of one unknown chunking are not one array's blocks)."""
     dtype = np.dtype(dtype)
-    name = f"placeholder-{tokenize(chunks, dtype.str)}"
+    name = f"placeholder-{tokenize(chunks, dtype.str, key)}"
     tasks = {(name, *index): (np.empty, tuple(0 if math.isnan(cs[i]) else int(cs[i])
                                               for cs, i in zip(chunks, index, strict=True)),
                               dtype)
@@ -110,9 +112,19 @@ class Session:
     #: masked arrays by name: the mask (chunked as they are along the masked axis) and
     #: the axis, so that their sizes are the mask's counts per block
     masked: dict[str, tuple[Any, int]] = field(default_factory=dict)
+    #: per (array name, axis) of unknown chunks that a blockwise node passed on from an
+    #: input's axis, the array and axis that made those blocks (see :meth:`origin`)
+    origins: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
     #: per node, the concrete types of its inputs and outputs (what the plan reads to
     #: say what runs on them: see :attr:`.algorithms.Algorithm.numpy`)
     types: dict[Apply, tuple[tuple, tuple]] = field(default_factory=dict)
+
+    def origin(self, x: Any, axis: int) -> tuple[str, int]:
+        """The array and axis whose blocks ``x``'s unknown chunks on ``axis`` are: two
+        axes of unknown chunks are aligned only where they have one origin (a mask's rows
+        and the rows of ``2 * rows``); two masks' rows may split alike in count, not in
+        sizes."""
+        return self.origins.get((x.name, axis), (x.name, axis))
 
     def whole(self, call: NodeCall, i: int, axis: int, x: Any, why: str) -> Any:
         """Input ``i`` (``x``) with ``axis`` in one chunk, if it is split and the user
@@ -153,8 +165,9 @@ class Session:
                 "compute_chunk_sizes=True they are computed during the call, so no plan "
                 "can know them before it")
         done = self.resolved.get(x.name)
-        if done is None:
-            done = self.resolved[x.name] = _with_sizes(x, self.masked.get(x.name))
+        if done is None:  # (its empty chunks, known now, dropped as every node's are)
+            done = self.resolved[x.name] = without_empty(
+                _with_sizes(x, self.masked.get(x.name)))
         self.notes.setdefault(call.node, []).append(
             f"input {i}'s unknown chunk sizes computed once (compute_chunk_sizes=True)")
         return done
@@ -162,9 +175,11 @@ class Session:
 
 def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
     """``x`` with its chunk sizes known: for a masked array, the mask's count of each
-    block (only the mask is computed); else Dask's ``compute_chunk_sizes``."""
+    block (only the mask is computed); else Dask's ``compute_chunk_sizes`` on a copy (it
+    sets the chunks of the array it is called on: the user's input, or an array other
+    nodes hold, is left as it is)."""
     if masked is None:
-        return x.compute_chunk_sizes()
+        return x.copy().compute_chunk_sizes()
     mask, axis = masked
     counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],), token="count",
                              dtype=np.int64).compute()

@@ -19,7 +19,7 @@ import dask.array as da
 import numpy as np
 
 from .blockwise import axes_of, blockwise, contraction, first, typed
-from .lower import NodeCall
+from .lower import NodeCall, known
 from .reshaping import reshape
 
 __all__ = ["arg_reduction", "count", "cumulative", "exponentials", "moments", "norm",
@@ -143,7 +143,24 @@ def product(call: NodeCall, values: list[Any]) -> list[Any]:
             getattr(x, "ndim", 0) == 0 for x in values):
         return contraction(call, values)  # matmul's product of booleans is logical
     dtype = call.dtype()
+    values = _contracted_sizes(call, values)
     return [typed(call, da.matmul(*(x.astype(dtype) for x in values)))]
+
+
+def _contracted_sizes(call: NodeCall, values: list[Any]) -> list[Any]:
+    """matmul's inputs with their sizes resolved (or refused) where the contracted axes'
+    chunks are not one array's blocks: Dask rechunks one to the other's, which unknown
+    sizes refuse ("Chunks must be unchanging along dimensions with missing values")."""
+    a, b = values
+    if not (isinstance(a, da.Array) and isinstance(b, da.Array)):
+        return values
+    ka, kb = a.ndim - 1, max(b.ndim - 2, 0)
+    ca, cb = a.chunks[ka], b.chunks[kb]
+    if known(ca) and known(cb) or len(ca) == len(cb) and not known(ca) and not known(cb) \
+            and call.session.origin(a, ka) == call.session.origin(b, kb):
+        return values
+    why = " and must be aligned with another input's"
+    return [call.session.sizes(call, i, x, why) for i, x in enumerate(values)]
 
 
 def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:

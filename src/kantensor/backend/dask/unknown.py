@@ -14,6 +14,7 @@ the call unless the user opts in).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -21,7 +22,8 @@ import dask.array as da
 
 from .lower import NodeCall, known
 
-__all__ = ["always", "except_along", "joined", "never", "resolved", "vectors"]
+__all__ = ["always", "except_along", "joined", "moments_of_one_axis", "never",
+           "reduces_empty", "resolved", "tiled", "vectors"]
 
 
 def resolved(call: NodeCall, values: list[Any],
@@ -58,6 +60,45 @@ def except_along(key: str, default: int | None = 0
         named = {a % ndim for a in (axis if isinstance(axis, tuple | list) else (axis,))}
         return not axes & named
     return ok
+
+
+def reduces_empty(call: NodeCall, axes: frozenset[int]) -> bool:
+    """A tree reduction: unknown sizes allowed on every axis where its reduction has an
+    identity; a maximum or minimum (``max``, ``min`` without ``initial``, a norm of order
+    inf or -inf) reduces no empty block (NumPy: "zero-size array to reduction operation
+    maximum"), and a mask may leave a block empty, so not along the axes it reduces."""
+    name, params = getattr(call.op, "name", ""), call.params
+    if name in ("max", "min") and params.get("initial") is None or \
+            name == "norm" and params.get("ord") in (math.inf, -math.inf):
+        return except_along("axis", None)(call, axes)
+    return True
+
+
+def moments_of_one_axis(call: NodeCall, axes: frozenset[int]) -> bool:
+    """var, std: Dask's moments of several axes give NaN, or fail, where a block is
+    empty (a mask may leave one): unknown sizes allowed off the reduced axes, or where
+    one axis is reduced."""
+    axis, ndim = call.params.get("axis"), max(call.node.inputs[0].type.ndim, 1)
+    reduced = range(ndim) if axis is None else axis if isinstance(axis, tuple | list) \
+        else (axis,)
+    return len(reduced) <= 1 or except_along("axis", None)(call, axes)
+
+
+def tiled(call: NodeCall, axes: frozenset[int]) -> bool:
+    """tile: Dask's tile joins each repeated axis's copies with ``concatenate``, which
+    needs the other axes' sizes ("Tried to concatenate arrays with unknown shape"), so
+    unknown sizes only where no axis is repeated, or the one repeated axis is the one
+    unknown axis."""
+    reps = call.params.get("reps")
+    reps = reps if isinstance(reps, tuple | list) else (reps,)
+    if not all(isinstance(r, int) for r in reps):
+        return False
+    ndim = call.node.inputs[0].type.ndim
+    width = max(ndim, len(reps))
+    reps = (1,) * (width - len(reps)) + tuple(reps)
+    unknown = {a + width - ndim for a in axes}
+    repeated = {a for a, r in enumerate(reps) if r != 1}
+    return not repeated or (repeated == unknown and len(unknown) == 1)
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:

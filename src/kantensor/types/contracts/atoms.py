@@ -41,13 +41,20 @@ class Atom:
         fails; else empty. Sizes where the atom fails only by a choice are not covered by
         the contract: neither valid nor invalid (see :meth:`choices`)."""
         if self._whole():
-            return " or ".join(dict.fromkeys(s.otherwise for s in self.sources))
+            return " or ".join(dict.fromkeys(s.otherwise for s in self.sources if s.otherwise))
         if isinstance(self.clause, Condition):
             return ""
         return " or ".join(dict.fromkeys(c.source.otherwise for case in self.clause.cases
                                          for c in case if is_choice(c)))
 
     def _whole(self) -> bool:
+        """Whether every condition of the atom is a choice. A condition is one where the
+        first node to state it chose (the clause kept is that node's): a later node that
+        states it too was typed under that choice (a Pad after a Reshape whose shape
+        entry ``c - 2`` is chosen ``>= 0`` needs ``c - 2 >= 0`` of the types it was
+        given), so its need says nothing where the choice fails."""
+        if isinstance(self.clause, Condition):
+            return is_choice(self.clause)
         return bool(self.sources) and all(s.otherwise for s in self.sources)
 
     def choices(self) -> list[tuple[tuple[Condition, ...], Condition]]:
@@ -83,6 +90,12 @@ class Atom:
         """``Reshape n15``, ``MaxPool n14, n7``: who imposes it."""
         nodes = self.nodes
         return ", ".join(nodes) if nodes else "the graph"
+
+    def chooser(self) -> str:
+        """Who made the choice (:attr:`chosen`): the nodes among :meth:`where`'s whose
+        sources are choices (all of them where none is)."""
+        nodes = dict.fromkeys(node_text(s) for s in self.sources if s.otherwise)
+        return ", ".join(nodes) if nodes else self.where()
 
     def __str__(self) -> str:
         return f"{self.clause}  ({self.where()})"
@@ -138,7 +151,7 @@ class Verdict:
         if self.value is None and self.atom is None:
             return f"undecided at {at}: every condition holds, but {self.note}"
         if self.value is None and self.atom is not None and self.atom.chosen:
-            return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.where()} " \
+            return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.chooser()} " \
                    f"gives {self.atom.chosen}, not the type the graph was built for"
         if self.value is None:
             data = sorted((s for s in self.atom.symbols() if type(s) is DataSymbol), key=str)

@@ -224,7 +224,7 @@ def contract_text(contract: Any) -> str:
     for atom in contract.atoms:
         if atom.chosen and uncovered:
             out.append(f"  approximate: where {_clause_text(atom.clause, contract)} fails, "
-                       f"{atom.where()} gives {atom.chosen}, not the type the graph was "
+                       f"{atom.chooser()} gives {atom.chosen}, not the type the graph was "
                        "built for: those sizes are not covered (neither valid nor invalid "
                        "here; contract.inner is sufficient, contract.outer necessary)")
     found = lines(contract)

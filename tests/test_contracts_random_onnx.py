@@ -1,0 +1,83 @@
+"""Contracts of random small ONNX graphs whose data ops read values computed from sizes
+(tests/onnx_size_chains.py), judged by onnxruntime and onnx.reference at random points of
+sizes 0..7: valid where both run, typed sizes onnxruntime's (docs/contracts.rst).
+
+``KANTENSOR_ONNX_CHAIN_GRAPHS`` sets the number of graphs (quick 20, long 3,000; seeds
+0..1,499 at 14 points each find nothing, ``python tests/onnx_size_chains.py 1500``, 3
+minutes), ``KANTENSOR_ONNX_CHAIN_SEED`` the first seed.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+
+import kantensor as kt
+import kantensor.onnx as ko
+import ortrun
+import sizing
+from onnx_size_chains import judge, random_model
+
+GRAPHS = sizing.size("ONNX_CHAIN_GRAPHS", 20, 3000)
+SEED = int(os.environ.get("KANTENSOR_ONNX_CHAIN_SEED", "0"))
+
+
+def _reshape_then_pad():
+    """``x`` of ``[c]`` reshaped to ``[c, c - 2]`` (the shape computed from its size),
+    then padded by ``-1`` at the end of axis 0. The Reshape is typed under its choice
+    ``c - 2 >= 0`` (a negative entry: -1 is inferred, others refused); the Pad, typed
+    after it, states the same ``c - 2 >= 0`` of the types it was given."""
+    def const(value, name):
+        return numpy_helper.from_array(np.asarray(value, np.int64), name)
+    nodes = [helper.make_node("Shape", ["x"], ["s"]),
+             helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+             helper.make_node("Sub", ["n", "two"], ["m"]),
+             helper.make_node("Unsqueeze", ["n", "axis0"], ["n1"]),
+             helper.make_node("Unsqueeze", ["m", "axis0"], ["m1"]),
+             helper.make_node("Concat", ["n1", "m1"], ["shape"], axis=0),
+             helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
+             helper.make_node("Pad", ["y", "pads"], ["z"], name="pad")]
+    graph = helper.make_graph(
+        nodes, "reshape_pad", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["c"])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [const(0, "zero"), const(2, "two"), const([0], "axis0"), const([0, 0, -1, 0], "pads")])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_need_stated_after_a_choice_is_no_need_where_the_choice_fails():
+    """At c == 1 the shape ``[1, -1]`` infers its -1 and onnxruntime runs the model
+    (``[0, 1]``); the contract said False there, as the Pad's ``c - 2 >= 0``, merged with
+    the Reshape's choice, was read as a need. The condition the first node to state it
+    chose is a choice: undecided (not covered) where it fails, as its boxes said."""
+    model = _reshape_then_pad()
+    contract = ko.contract(model)
+    for c in range(6):
+        verdict = contract.holds(c=c)
+        ran = ortrun.run(model, {"x": np.zeros(c, np.float32)})
+        if verdict.value is True:
+            assert isinstance(ran, list), (c, ran)
+        elif verdict.value is False:
+            assert isinstance(ran, ortrun.Refusal), (c, verdict, ran)
+    one = contract.holds(c=1)
+    assert ortrun.run(model, {"x": np.zeros(1, np.float32)}) == [(0, 1)]
+    assert not one.decided
+    assert str(one).startswith("undecided at c=1: c - 2 >= 0 fails there, so Reshape "
+                               "reshape gives another shape")
+    assert [bool(cell.covered) for cell in contract.cells] == [False, True]
+    assert "Reshape reshape gives another shape" in str(contract)
+    # the graph's own contract says the same
+    _, outputs = ko.from_onnx(model)
+    assert not kt.contract(outputs).holds(c=1).decided
+
+
+@settings(max_examples=GRAPHS, deadline=None, database=None, derandomize=True)
+@given(st.integers(SEED, SEED + 10**6))
+@example(SEED)
+def test_random_size_chains(seed):
+    """Every disagreement of a random graph's contract or typed shapes with onnxruntime
+    and onnx.reference (tests/onnx_size_chains.py)."""
+    assert judge(random_model(seed), 10, seed) == []
