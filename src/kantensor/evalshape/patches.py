@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
+from ..ops.arraylike import sized_array
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
@@ -120,10 +121,13 @@ def _stacked(obj: Any) -> Any:
 
 
 def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
-    """``np.array``/``np.asarray`` of a tensor (or of lists holding tensors or sizes)."""
+    """``np.array``/``np.asarray`` of a tensor (or of lists holding tensors or sizes; of
+    numbers and sizes, NumPy's dtype for them: :func:`~kantensor.ops.arraylike.sized_array`,
+    ``[n, 1.5]`` float64 as ``[3, 1.5]`` is)."""
     if not _symbolic(obj):
         return NotImplemented
-    out = _stacked(obj)
+    out = sized_array(obj)
+    out = _stacked(obj) if out is None else out
     if dtype is None:
         return out
     name = np.dtype(dtype).name
