@@ -17,7 +17,7 @@ import pytest
 import kantensor as kt
 from kantensor.evalshape.loops import MAX_TURNS
 from kantensor.types.symbols import substitute
-from npprograms import judge
+from npprograms import _choice_explains, judge
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
 import numpy_models as models  # noqa: E402 - the corpus's models, beside the tests
@@ -83,10 +83,14 @@ def test_conv_forward_with_swapped_weight_sizes_is_typed_where_numpy_runs_it() -
     assert ran == {1, 3}
 
 
-def test_past_max_turns_the_case_is_refused_not_typed() -> None:
+def test_past_max_turns_the_sizes_are_not_covered_never_said_to_fail() -> None:
+    """Past the last typed turn the result does not hold, by a choice
+    (``Source.otherwise``: NumPy may run there, as it does here), not by a need."""
     result = kt.eval_shape(lambda x: [x[k] for k in range(x.shape[0])][0], "float32[n,3]")
     assert result.holds({"n": MAX_TURNS}) and not result.holds({"n": MAX_TURNS + 1})
     assert any(f"turns more than {MAX_TURNS} times" in str(r.error) for r in result.refused)
+    assert _choice_explains(result, {"n": MAX_TURNS + 1})
+    assert not _choice_explains(result, {"n": MAX_TURNS})
 
 
 def _shape(t: kt.TensorType, sizes: dict[str, int]) -> tuple[int, ...]:

@@ -6,8 +6,9 @@ range at once (a ``for`` loop or a comprehension: the call is followed by ``GET_
 it gets Python's ints instead, each turn asking whether there is one more (``n > k``) as
 a branch on sizes does (:mod:`.branches`): one case per number of turns, each turn's
 value a known int (or a size, from a size ``start``), as NumPy's loop has. Past
-:data:`MAX_TURNS` turns the case is refused (its conditions, ``n > 8``, are then what
-the result assumes false), so that a loop of any length ends; each case is typed exactly.
+:data:`MAX_TURNS` turns the run stops: that case is not covered (the result assumes
+``n <= 16``, marked as a choice, ``Source.otherwise``: past it NumPy may run, which
+no case says), so that a loop of any length ends; each case is typed exactly.
 """
 
 from __future__ import annotations
@@ -18,12 +19,14 @@ from collections.abc import Iterator
 from types import CodeType
 from typing import Any
 
+from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dimorder import asked
+from .located import Site
 from .trace import current
 
 #: Most turns of a loop over ``range`` of a size that a case runs.
-MAX_TURNS = 8
+MAX_TURNS = 16
 
 #: By code object: the offsets of its calls whose result is iterated at once (each
 #: call's own and its inline caches': a frame's ``f_lasti`` may be either).
@@ -68,8 +71,33 @@ def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
         if not more:
             return
         if done == MAX_TURNS:
+            _limit(start, stop, step, value)
             raise TypeError(f"a loop over range({start}, {stop}, {step}) turns more than "
                             f"{MAX_TURNS} times here: eval_shape types each number of turns "
                             f"up to {MAX_TURNS} as a case; give that size as an int")
         yield value
         value, done = value + step, done + 1
+
+
+def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
+    """Note on the run's path that it stops typing at this loop's turn ``value``: the
+    condition that the loop ends by then, an overload's choice as it were
+    (``Source.otherwise``): past it the sizes are not covered, which NumPy may run."""
+    trace = current()
+    path = getattr(trace, "path", None)
+    if path is None:
+        return
+    frame = trace.locator.frame(sys._getframe(2))
+    site = None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
+                                           frame.f_code.co_name)
+    source = Source(op="loop", location="" if site is None else
+                    f"{site.filename}:{site.lineno}",
+                    code="" if site is None else site.source,
+                    otherwise=f"more than {MAX_TURNS} turns of range({start}, {stop}, "
+                              f"{step}), which eval_shape does not type")
+    ends = Condition(stop, "<=", value, source) if isinstance(stop, Dim) \
+        else Condition(value, ">=", stop, source)
+    if step < 0:
+        ends = Condition(stop, ">=", value, source) if isinstance(stop, Dim) \
+            else Condition(value, "<=", stop, source)
+    path.limits = (*path.limits, ends)
