@@ -6,7 +6,8 @@ For each case, its literal sizes made named sizes (tests/shape_judge.py ``symbol
 NumPy runs the function at ``--draws`` assignments of sizes 0..13 (all different), and
 every disagreement is listed by kind:
 
-* **refused**: eval_shape refuses the function where NumPy runs it;
+* **refused**: eval_shape refuses the function where NumPy runs it (or no case of its
+  result covers those sizes: a loop over range of a size past its turns, say);
 * **covered, NumPy raises**: the result's assumptions hold where NumPy raises;
 * **type**: the result's type is not the shape NumPy computes where it is covered;
 * **run-time refusal**: the graph of the case the sizes fall in, compiled by
@@ -97,6 +98,9 @@ def judged(case: Case, types: list[str], rng: random.Random, draws: int
             found.append(("type", sizes, str(result.type)))
         part = next((c for c in result.cases or (result,)
                      if all(x.holds(sizes) for x in c.conditions)), None)
+        if part is None:  # (a refused case: a loop past loops.MAX_TURNS, say)
+            found.append(("refused", sizes, "no case covers these sizes"))
+            continue
         for check in (False, True) if covered else (False,):
             key = (id(part), check)
             try:

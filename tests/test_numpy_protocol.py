@@ -156,6 +156,23 @@ def test_linalg_names():
     assert str(np.linalg.matmul(a, a).type) == "float64[5,3,3]"
 
 
+@pytest.mark.parametrize("name", LAPACK)
+def test_a_lapack_op_prints_as_the_other_ops(name):
+    """``as_numpy`` is a mode np.linalg's entry sets: ``kt.inv``'s Op prints as any Op
+    prints its parameters (``inv``, ``qr{mode='reduced'}``), never ``as_numpy=False``;
+    ``np.linalg.inv``'s names it set. Its signature and error messages say the same."""
+    family = getattr(kt, name)
+    own = [(k, v) for k, v in family.bind().params if k != "as_numpy"]
+    shown = f"{name}{{{', '.join(f'{k}={v!r}' for k, v in own)}}}" if own else name
+    assert str(family.bind()) == shown
+    assert str(family.bind(as_numpy=True)) == (
+        f"{shown[:-1]}, as_numpy=True}}" if own else f"{name}{{as_numpy=True}}")
+    a = kt.tensor("a", "float64", (3,))
+    with pytest.raises(kt.TypeInferenceError) as caught:
+        family(a, a) if name == "solve" else family(a)
+    assert f"\n  in {shown} +" in str(caught.value)
+
+
 @pytest.mark.parametrize(("call", "message"), [
     (lambda x: np.sum(x, out=np.zeros(3)), "numpy.sum: out= is not supported"),
     (lambda x: np.exp(x, out=(np.zeros((2, 3)),)), "numpy.exp: out= is not supported"),

@@ -174,9 +174,9 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
         raise
     except Exception as exc:
         # the types it raised on may be an overload's choice's (see result.merged)
-        path.chosen = tuple(c for node in trace.sites for c in node.conditions
-                            if is_choice(c))
-        if path.chosen:  # a build under a choice that what the code needs contradicts
+        choices = tuple(c for node in trace.sites for c in node.conditions if is_choice(c))
+        path.chosen = (*path.limits, *choices)
+        if choices:  # a build under a choice that what the code needs contradicts
             try:
                 trace.name_operands()
                 never = _never(fn, _found(trace, path, given))

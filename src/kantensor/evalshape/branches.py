@@ -81,6 +81,10 @@ class Path:
         self.choices: list[bool] = []
         self.facts = given
         self.chosen: tuple[Condition, ...] = ()  # overloads' choices made before a raise
+        #: Where the run stopped typing (a loop past its turns, :mod:`.loops`): choices
+        #: too (``Source.otherwise``), so the sizes past them are not covered, never
+        #: taken for sizes NumPy refuses.
+        self.limits: tuple[Condition, ...] = ()
 
     def decide(self, op: str, a: DimLike, b: DimLike, site: Site | None) -> bool:
         cond = Condition(a, op, b, branch_source(site))

@@ -182,7 +182,13 @@ def decided(c: Clause, sizes: Mapping[Any, int], bounds: Mapping[Any, Bounds]
 #: the same mask.
 ELEMENTWISE = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "logical_and", "logical_or",
                          "logical_xor", "logical_not", "isnan", "isfinite", "isinf", "cast",
-                         "add", "sub", "mul", "neg", "abs"})
+                         "add", "sub", "mul", "neg", "abs", "bitwise_and", "bitwise_or",
+                         "bitwise_xor", "invert"})
+
+#: Ops whose output is a function of their inputs' values and their params alone but not
+#: element by element (the order of their input's elements matters): a mask made by one
+#: of them from the same values is the same mask, but its count is not its input's.
+ORDERED = frozenset({"roll", "cumsum", "ones_like", "zeros_like"})
 
 #: Ops whose output holds their first input's elements, each once, in another order or
 #: shape: a mask's count is its input's.
@@ -192,15 +198,38 @@ PERMUTING = frozenset({"flatten", "reshape", "ravel", "transpose", "permute_dims
 
 def mask_key(v: Variable) -> Hashable:
     """What identifies the value of ``v``: a constant's value, an Op of
-    :data:`ELEMENTWISE` or :data:`PERMUTING` on its inputs' values, else the variable
-    itself."""
+    :data:`ELEMENTWISE`, :data:`PERMUTING` or :data:`ORDERED` on its inputs' values, the
+    sorted values of a vector (:func:`_sorted`) by its values up to order, else the
+    variable itself."""
     if isinstance(v, Constant):
         data = np.asarray(v.data)
         return ("constant", str(data.dtype), data.shape, data.tobytes())
     node = v.owner
-    if node is None or getattr(node.op, "name", None) not in ELEMENTWISE | PERMUTING:
+    vector = _sorted(node)
+    if vector is not None:
+        return ("sorted", count_key(vector))
+    if node is None or getattr(node.op, "name", None) not in ELEMENTWISE | PERMUTING | \
+            ORDERED:
         return v
     return (node.op, tuple(mask_key(i) for i in node.inputs))
+
+
+def _sorted(node: Apply | None) -> Variable | None:
+    """The vector ``v`` of a node ``v[np.argsort(v)]`` (what ``np.unique`` sorts): its
+    values are ``v``'s sorted, whatever their order in ``v`` (``np.ravel(x.T)``'s are
+    ``np.ravel(x)``'s), up to what no comparison tells apart (``-0.0`` and ``0.0``, two
+    NaNs), so a mask made of them by :data:`ELEMENTWISE` and :data:`ORDERED` Ops is
+    the same mask; else None."""
+    if node is None or getattr(node.op, "name", None) != "index" or len(node.inputs) != 2:
+        return None
+    v, order = node.inputs
+    refs = dict(getattr(node.op, "params", ())).get("index", ())
+    ranking = order.owner
+    if len(refs) != 1 or not isinstance(refs[0], ArrayRef) or ranking is None or \
+            getattr(ranking.op, "name", None) != "argsort" or ranking.inputs[0] is not v \
+            or getattr(v.type, "ndim", None) != 1:
+        return None
+    return v
 
 
 def count_key(v: Variable) -> Hashable:

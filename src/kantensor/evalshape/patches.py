@@ -28,10 +28,12 @@ import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
+from ..ops.arraylike import sized_array
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
+from .loops import iterated, turns
 from .pymath import MATH
 from .ranges import arange as _arange
 from .ranges import index_of as _index
@@ -120,10 +122,13 @@ def _stacked(obj: Any) -> Any:
 
 
 def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
-    """``np.array``/``np.asarray`` of a tensor (or of lists holding tensors or sizes)."""
+    """``np.array``/``np.asarray`` of a tensor (or of lists holding tensors or sizes; of
+    numbers and sizes, NumPy's dtype for them: :func:`~kantensor.ops.arraylike.sized_array`,
+    ``[n, 1.5]`` float64 as ``[3, 1.5]`` is)."""
     if not _symbolic(obj):
         return NotImplemented
-    out = _stacked(obj)
+    out = sized_array(obj)
+    out = _stacked(obj) if out is None else out
     if dtype is None:
         return out
     name = np.dtype(dtype).name
@@ -312,10 +317,15 @@ def _float(x: Any = 0.0) -> Any:
 
 
 def _range(*args: Any) -> Any:
+    """``range`` of sizes: ``kt.arange`` (an index, an array), or, iterated at once (a
+    ``for`` loop, a comprehension), Python's ints turn by turn (:mod:`.loops`)."""
     if not any(isinstance(a, Dim) for a in args):
         return NotImplemented
     if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
+    if 1 <= len(args) <= 3 and all(_size(a) for a in args) and (
+            len(args) < 3 or args[2] != 0) and iterated():
+        return turns(*((0, *args) if len(args) == 1 else args))
     return ops.arange(*args)
 
 

@@ -104,6 +104,9 @@ class CallSpec:
         self._rest = next((p for p in self.params if p.kind == "*tensors"), None)
         self._sized = tuple(p.name for p in self.params if p.kind in SIZE_KINDS)
         self._own = tuple(p.name for p in self.params if p.kind in OWN_SIZE_KINDS)
+        #: The parameters of kind ``flag``: a mode a front end sets (the LAPACK Ops'
+        #: ``as_numpy``), shown in an Op's name only where true (see TemplateOp.__str__).
+        self.flags = frozenset(p.name for p in self.params if p.kind == "flag")
         if self._sized and self._own:
             raise ParamError(f"call {text!r}: size parameters ({', '.join(self._sized)}) "
                              f"and shape parameters ({', '.join(self._own)}) cannot mix")

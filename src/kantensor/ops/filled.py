@@ -23,6 +23,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import as_tensor_variable
+from .arraylike import sized_array
 
 
 def _dtype_of(a: Any, dtype: Any) -> Any:
@@ -42,10 +43,14 @@ def _shape(shape: Any) -> tuple:
 
 
 def _array(fill: Any) -> Any:
-    """A list or tuple fill value as the array NumPy makes of it (kept as it is where
-    that is no array of numbers: the Op then says what it refuses)."""
+    """A list or tuple fill value as the array NumPy makes of it, the tensor of it where
+    it holds sizes (:func:`~.arraylike.sized_array`: ``[x.shape[0], 1]``); kept as it is
+    where that is no array of numbers (the Op then says what it refuses)."""
     if not isinstance(fill, list | tuple):
         return fill
+    sized = sized_array(fill)
+    if sized is not None:
+        return sized
     try:
         made = np.asarray(fill)
     except (TypeError, ValueError):

@@ -352,6 +352,7 @@ VALUE_KINDS: dict[str, Callable[[Any], Any]] = {
     "listed_axes": _listed_axes,
     "axis_tuple": _axis_tuple,
     "bool": _bool,
+    "flag": _bool,  # a bool a front end sets, shown in the Op's name only where True
     "str": _str,
     "strings": _strings,
     "dtype": _dtype,

@@ -113,9 +113,14 @@ class TemplateOp(SignatureOp):
         return self.name, self.params if self.user_params is None else self.user_params
 
     def __str__(self) -> str:
-        if not self.params:
+        """Its name and parameters, as the other Ops print (``sum{axis=(1,), ...}``); a
+        ``flag`` parameter (a mode a front end sets) only where it is set, so ``kt.inv``
+        prints ``inv`` and ``np.linalg.inv``'s Op ``inv{as_numpy=True}``."""
+        flags = getattr(self.spec, "flags", ())
+        shown = [(k, v) for k, v in self.params if v is not False or k not in flags]
+        if not shown:
             return self.name
-        return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in self.params)}}}"
+        return f"{self.name}{{{', '.join(f'{k}={v!r}' for k, v in shown)}}}"
 
 
 #: How many clauses with messages a TemplateOp keeps unwritten (see clause_messages).

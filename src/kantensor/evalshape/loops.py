@@ -1,0 +1,103 @@
+"""A Python loop over ``range`` of a size, ``for x in range(filter_w):``, turn by turn.
+
+``range(n)`` of a size is ``kt.arange(n)`` during ``eval_shape`` (an index, an array),
+and a tensor of symbolic length cannot be iterated. Where the traced code iterates the
+range at once (a ``for`` loop or a comprehension: the call is followed by ``GET_ITER``),
+it gets Python's ints instead, each turn asking whether there is one more (``n > k``) as
+a branch on sizes does (:mod:`.branches`): one case per number of turns, each turn's
+value a known int (or a size, from a size ``start``), as NumPy's loop has. Past
+:data:`MAX_TURNS` turns the run stops: that case is not covered (the result assumes
+``n <= 16``, marked as a choice, ``Source.otherwise``: past it NumPy may run, which
+no case says), so that a loop of any length ends; each case is typed exactly.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from collections.abc import Iterator
+from types import CodeType
+from typing import Any
+
+from ..types.conditions import Condition, Source
+from ..types.dim import Dim
+from ..types.dimorder import asked
+from .located import Site
+from .trace import current
+
+#: Most turns of a loop over ``range`` of a size that a case runs.
+MAX_TURNS = 16
+
+#: By code object: the offsets of its calls whose result is iterated at once (each
+#: call's own and its inline caches': a frame's ``f_lasti`` may be either).
+_ITERATED: dict[CodeType, frozenset[int]] = {}
+
+
+def _iterated_calls(code: CodeType) -> frozenset[int]:
+    found = _ITERATED.get(code)
+    if found is None:
+        ins = list(dis.get_instructions(code))
+        found = _ITERATED[code] = frozenset(
+            k for a, b in zip(ins, ins[1:], strict=False)
+            if a.opname.startswith("CALL") and b.opname == "GET_ITER"
+            for k in range(a.offset, b.offset, 2))
+    return found
+
+
+def iterated() -> bool:
+    """Whether the traced code's call being answered (its innermost line's) has its
+    result iterated at once (``for x in range(n)``, ``[f(k) for k in range(n)]``)."""
+    trace = current()
+    if trace is None:
+        return False
+    frame = trace.locator.frame(sys._getframe(1))
+    return frame is not None and frame.f_lasti in _iterated_calls(frame.f_code)
+
+
+def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
+    """Python's ``range(start, stop, step)`` of sizes, turn by turn (module docstring);
+    ``step`` a nonzero int."""
+    value, done = start, 0
+    while True:
+        if isinstance(stop, Dim):  # (asked as the user reads it: n > 2)
+            more = asked(">" if step > 0 else "<", stop, value)
+        elif isinstance(value, Dim):
+            more = asked("<" if step > 0 else ">", value, stop)
+        else:
+            more = value < stop if step > 0 else value > stop
+        if more is NotImplemented:
+            raise TypeError(f"range({start}, {stop}, {step}): symbolic sizes compared "
+                            "outside a traced program")
+        if not more:
+            return
+        if done == MAX_TURNS:
+            _limit(start, stop, step, value)
+            raise TypeError(f"a loop over range({start}, {stop}, {step}) turns more than "
+                            f"{MAX_TURNS} times here: eval_shape types each number of turns "
+                            f"up to {MAX_TURNS} as a case; give that size as an int")
+        yield value
+        value, done = value + step, done + 1
+
+
+def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
+    """Note on the run's path that it stops typing at this loop's turn ``value``: the
+    condition that the loop ends by then, an overload's choice as it were
+    (``Source.otherwise``): past it the sizes are not covered, which NumPy may run."""
+    trace = current()
+    path = getattr(trace, "path", None)
+    if path is None:
+        return
+    frame = trace.locator.frame(sys._getframe(2))
+    site = None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
+                                           frame.f_code.co_name)
+    source = Source(op="loop", location="" if site is None else
+                    f"{site.filename}:{site.lineno}",
+                    code="" if site is None else site.source,
+                    otherwise=f"more than {MAX_TURNS} turns of range({start}, {stop}, "
+                              f"{step}), which eval_shape does not type")
+    ends = Condition(stop, "<=", value, source) if isinstance(stop, Dim) \
+        else Condition(value, ">=", stop, source)
+    if step < 0:
+        ends = Condition(stop, ">=", value, source) if isinstance(stop, Dim) \
+            else Condition(value, "<=", stop, source)
+    path.limits = (*path.limits, ends)
