@@ -62,7 +62,7 @@ from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
 from .nodecache import ATTRIBUTE, DOMAIN, ONCE, NodeRecord, attributes_of
 
-__all__ = ["first_typed", "repeated"]
+__all__ = ["first_typed", "flat_typed", "repeated"]
 
 _NO_PIN: frozenset[int] = frozenset()
 
@@ -333,6 +333,41 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
                 typed.append(data)
                 return True
     return op_type, domain, tuple(names), tuple(wanted), attributes
+
+
+def flat_typed(reader: Any, parts: tuple[str, list[str], str | None], data: bytes,
+               typed: list[bytes]) -> tuple | bool | None:
+    """:func:`first_typed` for a node whose op type, input names and one output's name were
+    read already (``parts``, by :func:`.nodenames.names_of`) and whose bytes hold no
+    domain and no attribute field: without its protobuf object. None where it has a
+    domain or attributes, or not one output (read by :func:`first_typed` then); else as
+    :func:`first_typed` returns. (Written for speed: it runs once per node of a first
+    call of a model of blocks that all differ.)"""
+    op_type, names, name = parts
+    if name is None or DOMAIN in data or ATTRIBUTE in data:
+        return None
+    last = reader.repeats.get(op_type)
+    if last is None or op_type == "Constant":  # (a literal: its record reads it)
+        return False
+    if type(last) is tuple:  # (as _template)
+        last = _last(reader, op_type, last)
+    if last is not None and not last.domain and reader.facts is last.facts and \
+            len(names) == len(last.inputs) and name:
+        types = reader.types  # (_fits, inline)
+        if name not in types and name not in reader.untyped:
+            typing = last.typing
+            if typing is not None and last.attributes == () and \
+                    not (PINNED and (last.entry, ()) in PINNED):  # (_typed, inline)
+                t = typing(types, reader.values, reader.unread, names)
+                if t is not None:
+                    types[name] = t
+                    reader.tokens[name] = t
+                    typed.append(data)
+                    return True
+            elif _typed(reader, last, names, name, ()):
+                typed.append(data)
+                return True
+    return op_type, "", tuple(names), (name,), ()
 
 
 def _template(reader: Any, op_type: str, domain: str) -> _Last | None:
