@@ -8,6 +8,7 @@ names are read so or node by node."""
 
 from __future__ import annotations
 
+import random
 import warnings
 
 import onnx
@@ -158,16 +159,69 @@ def test_typed_models_the_same(monkeypatch, attribute):
     model = _chain(nodenames.NAMES_AT // 3 + 2, attribute)
     data = [n.SerializeToString() for n in model.graph.node]
     assert nodenames.names_of(data) == _protobufs(data)  # (read so)
-    real, typed = nodeslot.flat_typed, []
+    real, run, typed = nodeslot.flat_typed, nodeslot.typed_run, []
 
     def counted(*args):
         found = real(*args)
         typed.append(found is True)
         return found
+
+    def counted_run(*args):
+        found = run(*args)
+        typed.extend([True] * found)
+        return found
     monkeypatch.setattr(nodeslot, "flat_typed", counted)
+    monkeypatch.setattr(nodeslot, "typed_run", counted_run)
     read = _typed(model)
     assert sum(typed) > nodenames.NAMES_AT // 2
     monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
     typed.clear()
     assert _typed(model) == read
     assert not typed
+
+
+def _broken_chain(blocks: int, seed: int) -> onnx.ModelProto:
+    """The chain of _chain, with nodes that no template types at first sight spread at
+    random: a Constant, a node of an op type met nowhere else, one of a domain, of an
+    attribute, of an empty output name or of a name typed already (the model then
+    refused)."""
+    rng = random.Random(seed)
+    model = _chain(blocks, False)
+    nodes = list(model.graph.node)
+    for _ in range(rng.randrange(1, 6)):
+        k = rng.randrange(1, len(nodes) - 1)
+        node = nodes[k]
+        kind = rng.choice([0, 0, 1, 1, 2, 2, 3, 4, 5])  # (4, 5: the model refused)
+        if kind == 0:  # (a Constant beside the chain)
+            nodes.insert(k, helper.make_node("Constant", [], [f"k{k}"], value_float=1.0))
+        elif kind == 1:  # (a node beside the chain, of an op type met nowhere else)
+            nodes.insert(k, helper.make_node("Identity", [nodes[k - 1].output[0]],
+                                             [f"i{k}"]))
+        elif kind == 2:
+            node.domain = "ai.onnx"
+        elif kind == 3:  # (an attribute it does not take: the model refused)
+            node.attribute.append(helper.make_attribute("axis", 0))
+        elif kind == 4:  # (its output unnamed: a later node's input is then no value)
+            node.output[0] = ""
+        else:  # (its output's name given twice: refused)
+            node.output[0] = nodes[k - 1].output[0]
+    del model.graph.node[:]
+    model.graph.node.extend(nodes)
+    return model
+
+
+def _typed_or_error(model: onnx.ModelProto) -> bytes | tuple[str, str]:
+    try:
+        return _typed(model)
+    except Exception as exc:  # (the same error either way: its type and text)
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_broken_anywhere_type_as_node_by_node(monkeypatch, seed):
+    """Nodes that break a run of nodes typed at first sight (typed_run) anywhere in the
+    chain: the same model, or the same error, as with each node read through protobuf."""
+    model = _broken_chain(nodenames.NAMES_AT // 3 + 2, seed)
+    read = _typed_or_error(model)
+    monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
+    assert _typed_or_error(model) == read

@@ -35,7 +35,7 @@ node is read by the reader as before.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import repeat
+from itertools import islice, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -63,7 +63,7 @@ from .nodememo import input_facts, value_facts
 from .nodenames import NAMES_AT, names_of
 from .onnxop import OnnxOp
 from .protos import label as node_label
-from .repeats import first_typed, flat_typed, repeated
+from .repeats import first_typed, flat_typed, repeated, typed_run
 
 __all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
@@ -205,14 +205,18 @@ def replay(reader: Any, serialized: Sequence[bytes],
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     typed: list[bytes] = []  # the nodes typed at first sight, without a record
     try:
-        for k, (data, part) in enumerate(zip(serialized, parts or repeat(None), strict=False)):
+        read_in_order = enumerate(zip(serialized, parts or repeat(None), strict=False))
+        for k, (data, part) in read_in_order:
             rec = found(data)
             if rec is None:  # (a node first seen: its proto read once, for its record and
                 # by the reader)
                 if part is not None and reader.repeats and data[0] != NO_INPUT:  # (its
                     # names read already; a Constant's, perhaps shared, read below)
                     read = flat_typed(reader, part, data, typed)
-                    if read is True:
+                    if read is True:  # (and the nodes after it typed so: passed over)
+                        run = typed_run(reader, serialized, parts, k + 1, typed)
+                        if run:
+                            next(islice(read_in_order, run - 1, None))
                         continue
                     if read is not None:  # (as below: what it read, for its record)
                         node = nodes[k]
