@@ -49,15 +49,22 @@ def nodes(draw, names=ASCII) -> onnx.NodeProto:
                             name=draw(st.one_of(st.none(), names)), **kwargs)
 
 
-def _protobufs(data: list[bytes]) -> list | None:
-    """protobuf's reading of each node's op type and names (the oracle), None for a node
-    not all ASCII (not read so), and None for none read so or where an ASCII node states
-    no op type or several (protobuf keeps the last: the nodes are not read so)."""
+def _protobufs(data: list[bytes]) -> tuple | None:
+    """protobuf's reading of each node's op type and names (the oracle), as names_of lists
+    them: per node its op type (None for a node not all ASCII: not read so), every
+    node's inputs in one list and where each node's begin, per node its one output (None
+    where it has not one); None for none read so."""
     read = [onnx.NodeProto.FromString(d) for d in data]
     if not any(d.isascii() for d in data):
         return None
-    return [(n.op_type, n.input[:], n.output[0] if len(n.output) == 1 else None)
-            if d.isascii() else None for n, d in zip(read, data, strict=True)]
+    op_types, given, starts, outputs = [], [], [0], []
+    for node, d in zip(read, data, strict=True):
+        ascii = d.isascii()
+        op_types.append(node.op_type if ascii else None)
+        given += node.input[:] if ascii else []
+        starts.append(len(given))
+        outputs.append(node.output[0] if ascii and len(node.output) == 1 else None)
+    return op_types, given, starts, outputs
 
 
 def _op_types(data: list[bytes]) -> list[int]:
@@ -115,7 +122,8 @@ def test_other_wire_types_left_unread():
     assert onnx.NodeProto.FromString(node + varint).input[:] == ["x"]
     assert nodenames.names_of([node, node + varint]) is None
     assert nodenames.names_of([node, node[:-1]]) is None  # (a field cut short)
-    assert nodenames.names_of([node] * 3) == [("Relu", ["x"], "y")] * 3
+    assert nodenames.names_of([node] * 3) == (["Relu"] * 3, ["x"] * 3, [0, 1, 2, 3],
+                                              ["y"] * 3)
     two = helper.make_node("Relu", ["x"], ["y"]).SerializeToString() + b"\x22\x04Relu"
     assert onnx.NodeProto.FromString(two).op_type == "Relu"  # (stated twice: not read so)
     assert nodenames.names_of([node, two]) is None

@@ -23,14 +23,13 @@ every field layout.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import compress, islice, pairwise, repeat
-from operator import getitem
+from itertools import compress, pairwise
 
 import numpy as np
 import onnx
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-__all__ = ["FIELDS", "NAMES_AT", "names_of"]
+__all__ = ["FIELDS", "NAMES_AT", "Names", "names_of"]
 
 #: The most top-level fields a node may have for the nodes to be read so (inputs,
 #: outputs, name, op type, domain, attributes ...).
@@ -95,12 +94,17 @@ def _counts(joined: bytes, lengths: np.ndarray) -> tuple[np.ndarray, ...] | None
     return None
 
 
-def names_of(serialized: Sequence[bytes]) -> list[tuple[str, list[str], str | None] | None
-                                                 ] | None:
-    """Per node of the nodes serialized as ``serialized``: its op type, its input names (a
-    list, as ``input[:]`` gives them) and its one output's name (None where it has not
-    one), as protobuf reads them; None for a node not all ASCII (not read so); None where
-    none is read so (see the module's doc)."""
+#: What :func:`names_of` reads of many nodes: per node its op type (None: not read so),
+#: the input names of every node in one list, where each node's begin (``starts[k]`` to
+#: ``starts[k + 1]``), and per node its one output's name (None where it has not one)
+Names = tuple[list[str | None], list[str], list[int], list[str | None]]
+
+
+def names_of(serialized: Sequence[bytes]) -> Names | None:
+    """The op types and names of the nodes serialized as ``serialized``, as protobuf reads
+    them (see :data:`Names`; a node's inputs, ``names[starts[k]:starts[k + 1]]``, are its
+    ``input[:]``); a node not all ASCII is not read so (its op type None, no input, no
+    output); None where none is read so (see the module's doc)."""
     ascii = list(map(bytes.isascii, serialized))
     chosen = serialized if all(ascii) else list(compress(serialized, ascii))
     if not chosen:
@@ -108,11 +112,19 @@ def names_of(serialized: Sequence[bytes]) -> list[tuple[str, list[str], str | No
     found = _names(chosen)
     if found is None or chosen is serialized:
         return found
-    parts = iter(found)  # (the others' None, in their places)
-    return [next(parts) if a else None for a in ascii]
+    op_types, given, starts, wanted = found  # (the others' None, in their places)
+    ops, ones, begins = iter(op_types), iter(wanted), iter(starts)
+    at = next(begins)
+    every_start = [at]
+    for a in ascii:
+        if a:
+            at = next(begins)
+        every_start.append(at)
+    return [next(ops) if a else None for a in ascii], given, every_start, \
+        [next(ones) if a else None for a in ascii]
 
 
-def _names(serialized: Sequence[bytes]) -> list[tuple[str, list[str], str | None]] | None:
+def _names(serialized: Sequence[bytes]) -> Names | None:
     """:func:`names_of` of nodes all ASCII."""
     joined = b"".join(serialized)
     lengths = np.fromiter(map(len, serialized), np.int64, len(serialized))
@@ -130,9 +142,8 @@ def _names(serialized: Sequence[bytes]) -> list[tuple[str, list[str], str | None
     if len(given) != int(inputs.sum()) or len(wanted) != int(outputs.sum()) or \
             len(op_types) != len(serialized):
         return None
-    at = np.concatenate(((0,), np.cumsum(inputs))).tolist()
-    names = map(getitem, repeat(given), map(slice, at, islice(at, 1, None)))
+    starts = np.concatenate(((0,), np.cumsum(inputs))).tolist()
     if not (outputs == 1).all():
         at = np.concatenate(((0,), np.cumsum(outputs))).tolist()
         wanted = [wanted[a] if b == a + 1 else None for a, b in pairwise(at)]
-    return list(zip(op_types, names, wanted, strict=True))
+    return op_types, given, starts, wanted

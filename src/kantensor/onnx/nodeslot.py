@@ -205,14 +205,16 @@ def replay(reader: Any, serialized: Sequence[bytes],
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     typed: list[bytes] = []  # the nodes typed at first sight, without a record
     try:
-        read_in_order = enumerate(zip(serialized, parts or repeat(None), strict=False))
-        for k, (data, part) in read_in_order:
+        read_in_order = enumerate(zip(serialized, parts[0] if parts else repeat(None),
+                                      strict=False))
+        for k, (data, op_type) in read_in_order:
             rec = found(data)
             if rec is None:  # (a node first seen: its proto read once, for its record and
                 # by the reader)
-                if part is not None and reader.repeats and data[0] != NO_INPUT:  # (its
+                if op_type is not None and reader.repeats and data[0] != NO_INPUT:  # (its
                     # names read already; a Constant's, perhaps shared, read below)
-                    read = flat_typed(reader, part, data, typed)
+                    read = flat_typed(reader, op_type, parts[1][parts[2][k]:parts[2][k + 1]],
+                                      parts[3][k], data, typed)
                     if read is True:  # (and the nodes after it typed so: passed over)
                         run = typed_run(reader, serialized, parts, k + 1, typed)
                         if run:
