@@ -228,9 +228,10 @@ def _typing(last: _Last) -> Callable[..., TensorType | None] | None:
     constants, as one generated function returning the output's type (None where a
     check or a condition of the template fails): the template's conditions and its
     output's sizes written out, so that a node typed so makes no list, tuple or dict of
-    its own, only its new type. Its attribute ``running``: the same function reading the
-    inputs' names from a list of many nodes' names at an offset (:attr:`_Last.running`;
-    both defined in one namespace by one compile). None where
+    its own, only its new type. It reads the inputs' names from ``names`` at ``at`` (0:
+    a node's own list; :func:`typed_run`: many nodes' names in one list), and is its own
+    attribute ``running`` (:attr:`_Last.running`; a wrapper of it without one is not
+    used by runs). None where
     they are not linear checks and a plan (:class:`.generic.Template`), or
     :func:`_generated` would be."""
     found = _checks(last)
@@ -263,12 +264,11 @@ def _typing(last: _Last) -> Callable[..., TensorType | None] | None:
         space["OD"] = dtype
         space["OS"] = static_axes(tuple(2 if axis in at else d for axis, d in enumerate(sizes)))
         lines.append(f"    return checked_type(OD, ({''.join(f'{p}, ' for p in parts)}), OS)")
-    body = "\n".join(lines[2:])  # (past the header and the names' unpacking)
-    running = ["def running(types, values, unread, names, at):",
-               *(f"    n{i} = names[at{f' + {i:d}' if i else ''}]"
-                 for i in range(len(last.inputs)))]
-    check = codegen.define("\n".join((*lines[:2], body, *running, body)) + "\n", "check", space)
-    check.running = check.__globals__["running"]
+    lines[:2] = ["def check(types, values, unread, names, at=0):",  # (the names read at
+                 *(f"    n{i} = names[at{f' + {i:d}' if i else ''}]"  # an offset: .running)
+                   for i in range(len(last.inputs)))]
+    check = codegen.define("\n".join(lines) + "\n", "check", space)
+    check.running = check  # (one compile: a second function cost a first call as much)
     return check
 
 
