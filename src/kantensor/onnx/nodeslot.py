@@ -35,6 +35,7 @@ node is read by the reader as before.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice, repeat
 from operator import itemgetter
 from typing import Any
 
@@ -59,9 +60,10 @@ from .nodecache import (
     shared_constant,
 )
 from .nodememo import input_facts, value_facts
+from .nodenames import NAMES_AT, names_of
 from .onnxop import OnnxOp
 from .protos import label as node_label
-from .repeats import first_typed, repeated
+from .repeats import first_typed, flat_typed, repeated, typed_run
 
 __all__ = ["INITIALIZER", "UNHELD", "Later", "Plan", "initializer_token", "keep", "replay",
            "slotted"]
@@ -186,19 +188,45 @@ def replay(reader: Any, serialized: Sequence[bytes],
     twice). (Written for speed: the loop runs once per node of every model read node by
     node; a plan whose context is the reader's needs no other check than its inputs'
     tokens and its outputs' names. ``protos``: the graph's nodes as a list, when made
-    already: protobuf makes a node's Python object anew each time it is indexed where
-    none is alive.)"""
-    found, nodes = NODES.get, reader.proto.node if protos is None else protos
+    already; else made here, as protobuf makes a node's Python object anew each time it
+    is indexed where none is alive, unless the nodes' names are read at once: then a
+    node's object is made only where the node is read through it.)"""
+    found = NODES.get
+    # a new model of many nodes: their op types and names read at once (.nodenames), each
+    # node's protobuf object made only where it is read (else the graph's in a list)
+    parts = names_of(serialized) if len(serialized) >= NAMES_AT and not any(
+        map(found, (serialized[0], serialized[len(serialized) // 2], serialized[-1]))) \
+        else None
+    nodes = protos if protos is not None else reader.proto.node if parts is not None else \
+        list(reader.proto.node)
     types, tokens, untyped, values, value_keys = reader.types, reader.tokens, \
         reader.untyped, reader.values, reader.value_keys
     facts, now = reader.facts, context(reader)
     found_entries: set[OnnxOp] = set()  # the entries its nodes' op types find, as checked
     typed: list[bytes] = []  # the nodes typed at first sight, without a record
     try:
-        for k, data in enumerate(serialized):
+        read_in_order = enumerate(zip(serialized, parts[0] if parts else repeat(None),
+                                      strict=False))
+        for k, (data, op_type) in read_in_order:
             rec = found(data)
             if rec is None:  # (a node first seen: its proto read once, for its record and
                 # by the reader)
+                if op_type is not None and reader.repeats and data[0] != NO_INPUT:  # (its
+                    # names read already; a Constant's, perhaps shared, read below)
+                    read = flat_typed(reader, op_type, parts[1][parts[2][k]:parts[2][k + 1]],
+                                      parts[3][k], data, typed)
+                    if read is True:  # (and the nodes after it typed so: passed over)
+                        run = typed_run(reader, serialized, parts, k + 1, typed)
+                        if run:
+                            next(islice(read_in_order, run - 1, None))
+                        continue
+                    if read is not None:  # (as below: what it read, for its record)
+                        node = nodes[k]
+                        rec = new_record(node, data, read or None)
+                        reader.node(node, rec, True)
+                        if reader.facts is not facts:  # (its conditions noted)
+                            facts, now = reader.facts, context(reader)
+                        continue
                 node = nodes[k]
                 shared = shared_constant(data, node) if data and data[0] == NO_INPUT else None
                 if shared is not None and shared[0] not in types and shared[0] not in untyped:

@@ -60,9 +60,10 @@ from ..types.type import TensorType, checked_type, static_axes
 from . import generic
 from .generic import PINNED, Template
 from .intervals import INTEGER_DTYPES, MAKES_INTERVALS
-from .nodecache import ATTRIBUTE, DOMAIN, ONCE, NodeRecord, attributes_of
+from .nodecache import ATTRIBUTE, DOMAIN, NO_INPUT, NODES, ONCE, NodeRecord, attributes_of
+from .nodenames import Names
 
-__all__ = ["first_typed", "repeated"]
+__all__ = ["first_typed", "flat_typed", "repeated", "typed_run"]
 
 _NO_PIN: frozenset[int] = frozenset()
 
@@ -81,8 +82,8 @@ class _Last:
     (:meth:`_inputs`, or its generated code), and ``typed``, the nodes typed so (up to
     :data:`GENERATE_AT`)."""
 
-    __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "slots",
-                 "typed", "typing")
+    __slots__ = ("attributes", "check", "domain", "entry", "facts", "inputs", "made", "running",
+                 "slots", "typed", "typing")
 
     def __init__(self, domain: str, made: Template, key: tuple, slots: int, facts: Any):
         self.domain, self.attributes, self.entry = domain, key[2], key[0]
@@ -91,6 +92,9 @@ class _Last:
         #: the checks and the typing as one generated function (:func:`_typing`), made
         #: with the checks' when it can be; returns the output's type, or None
         self.typing: Callable[..., TensorType | None] | None = None
+        #: the same typing of a node whose inputs' names are ``names[at:]`` (``running(
+        #: types, values, unread, names, at)``: :func:`typed_run`), made with it
+        self.running: Callable[..., TensorType | None] | None = None
         self.typed = 0  # the nodes it typed (its checks are generated at GENERATE_AT)
         inputs: list[Any] = []
         for form in key[1]:
@@ -224,8 +228,12 @@ def _typing(last: _Last) -> Callable[..., TensorType | None] | None:
     constants, as one generated function returning the output's type (None where a
     check or a condition of the template fails): the template's conditions and its
     output's sizes written out, so that a node typed so makes no list, tuple or dict of
-    its own, only its new type. None where they are not linear checks and a plan
-    (:class:`.generic.Template`), or :func:`_generated` would be."""
+    its own, only its new type. It reads the inputs' names from ``names`` at ``at`` (0:
+    a node's own list; :func:`typed_run`: many nodes' names in one list), and is its own
+    attribute ``running`` (:attr:`_Last.running`; a wrapper of it without one is not
+    used by runs). None where
+    they are not linear checks and a plan (:class:`.generic.Template`), or
+    :func:`_generated` would be."""
     found = _checks(last)
     if found is None:
         return None
@@ -256,7 +264,12 @@ def _typing(last: _Last) -> Callable[..., TensorType | None] | None:
         space["OD"] = dtype
         space["OS"] = static_axes(tuple(2 if axis in at else d for axis, d in enumerate(sizes)))
         lines.append(f"    return checked_type(OD, ({''.join(f'{p}, ' for p in parts)}), OS)")
-    return codegen.define("\n".join(lines) + "\n", "check", space)
+    lines[:2] = ["def check(types, values, unread, names, at=0):",  # (the names read at
+                 *(f"    n{i} = names[at{f' + {i:d}' if i else ''}]"  # an offset: .running)
+                   for i in range(len(last.inputs)))]
+    check = codegen.define("\n".join(lines) + "\n", "check", space)
+    check.running = check  # (one compile: a second function cost a first call as much)
+    return check
 
 
 def _last(reader: Any, op_type: str, noted: tuple) -> _Last | None:
@@ -335,6 +348,93 @@ def first_typed(reader: Any, node: onnx.NodeProto, data: bytes, typed: list[byte
     return op_type, domain, tuple(names), tuple(wanted), attributes
 
 
+def flat_typed(reader: Any, op_type: str, names: list[str], name: str | None, data: bytes,
+               typed: list[bytes]) -> tuple | bool | None:
+    """:func:`first_typed` for a node whose op type, input names and one output's name
+    (None: not one) were read already (by :func:`.nodenames.names_of`) and whose bytes
+    hold no domain and no attribute field: without its protobuf object. None where it
+    has a domain or attributes, or not one output (read by :func:`first_typed` then);
+    else as :func:`first_typed` returns. (Written for speed: it runs once per node of a
+    first call of a model of blocks that all differ.)"""
+    if name is None or DOMAIN in data or ATTRIBUTE in data:
+        return None
+    last = reader.repeats.get(op_type)
+    if last is None or op_type == "Constant":  # (a literal: its record reads it)
+        return False
+    if type(last) is tuple:  # (as _template)
+        last = _last(reader, op_type, last)
+    if last is not None and not last.domain and reader.facts is last.facts and \
+            len(names) == len(last.inputs) and name:
+        types = reader.types  # (_fits, inline)
+        if name not in types and name not in reader.untyped:
+            typing = last.typing
+            if typing is not None and last.attributes == () and \
+                    not (PINNED and (last.entry, ()) in PINNED):  # (_typed, inline)
+                t = typing(types, reader.values, reader.unread, names)
+                if t is not None:
+                    types[name] = t
+                    reader.tokens[name] = t
+                    typed.append(data)
+                    return True
+            elif _typed(reader, last, names, name, ()):
+                typed.append(data)
+                return True
+    return op_type, "", tuple(names), (name,), ()
+
+
+def typed_run(reader: Any, serialized: Sequence[bytes], parts: Names, start: int,
+              typed: list[bytes]) -> int:
+    """:func:`flat_typed` of the nodes serialized as ``serialized`` from ``start`` on (their
+    op types and names, ``parts``, read by :func:`.nodenames.names_of`) while each is
+    typed so by its template's generated typing (the blocks of a chain that all differ,
+    after the first ones): how many were (their bytes added to ``typed``). The first that
+    is not (met before, a Constant, a domain or attributes, not one new output, no such
+    typing, or a check or a condition fails) is left to the caller. What
+    :func:`flat_typed` checks of the template is checked once per op type: a generated
+    typing changes no template, fact or pin, so it holds through the run. (Written for
+    speed: a third of :func:`flat_typed`'s steps a node, and no list of names made.)"""
+    found = NODES.get
+    types, untyped, tokens = reader.types, reader.untyped, reader.tokens
+    values, unread = reader.values, reader.unread
+    op_types, names, starts, outputs = parts
+    usable: dict[str, tuple | None] = {}  # op type -> (typing, inputs), or None
+    k = start
+    for k in range(start, len(serialized)):  # (by index: a run starts anywhere)
+        data, op_type = serialized[k], op_types[k]
+        if op_type is None or found(data) is not None or DOMAIN in data or \
+                ATTRIBUTE in data or data[0] == NO_INPUT:
+            break
+        use = usable.get(op_type, usable)
+        if use is usable:
+            use = usable[op_type] = _usable(reader, op_type)
+        at, name = starts[k], outputs[k]
+        if use is None or not name or starts[k + 1] - at != use[1] or name in types or \
+                name in untyped:
+            break
+        t = use[0](types, values, unread, names, at)
+        if t is None:
+            break
+        types[name] = t
+        tokens[name] = t
+        typed.append(data)
+    else:
+        return len(serialized) - start
+    return k - start
+
+
+def _usable(reader: Any, op_type: str) -> tuple | None:
+    """The generated typing of ``op_type``'s last template and its count of inputs, where
+    :func:`flat_typed` would type a node of no domain and no attributes by it now."""
+    last = reader.repeats.get(op_type)
+    if type(last) is tuple:  # (as _template)
+        last = _last(reader, op_type, last)
+    if last is None or op_type == "Constant" or last.domain or last.running is None or \
+            last.attributes != () or reader.facts is not last.facts or \
+            PINNED and (last.entry, ()) in PINNED:
+        return None
+    return last.running, len(last.inputs)
+
+
 def _template(reader: Any, op_type: str, domain: str) -> _Last | None:
     """The checks of the template of ``op_type``'s last node, where a node of ``domain``
     may be typed by it now (the reader's facts those it was made under)."""
@@ -384,6 +484,7 @@ def _typed(reader: Any, last: _Last, names: Sequence[str], name: str,
             if last.typed == GENERATE_AT:  # (one function compiled: the typing, else
                 # the checks)
                 last.typing = _typing(last)
+                last.running = getattr(last.typing, "running", None)
                 if last.typing is None:
                     last.check = _generated(last) or last.check
         t = typed[0][0]

@@ -184,18 +184,18 @@ def infer_shapes(model: onnx.ModelProto | str | os.PathLike | bytes,
         # the key holds their types; a Variable is made for a graph input a node reads;
         # a model of little data serialized once, its nodes' bytes cut from it: .split)
         cut, reader.cut = reader.cut, None
-        protos = list(reader.proto.node)  # (each node's object made once, for both)
-        nodes = cut[1] if cut is not None else list(map(_SERIALIZED, protos))
+        protos = list(reader.proto.node) if cut is None else None  # (each node's object
+        # made once, for both; the cut's nodes: made by the reading, see .nodeslot.replay)
+        nodes = cut[1] if protos is None else list(map(_SERIALIZED, protos))
         key, large = model_key(reader, nodes)
         typed = remembered(key, reader)
         if typed is not None:
-            protos.clear()
             out = _copy(model, source, cut)
             restore(typed, out, type_bytes)
             return out
         reader = read_refuting(lambda given: reader if not given else _sourced(
             source, tensors, given), lambda r: (r.read_nodes(nodes, protos), r)[1])
-        protos.clear()  # (their objects freed before the cycle collector's pass)
+        protos = None  # (their objects freed before the cycle collector's pass)
         out, infos = _written(model, source, reader, cut)
         remember(key, large, reader, infos)
         return out
