@@ -26,8 +26,9 @@ the If.
 
 What the op's semantics guarantees of its count (``u <= numel(x)`` for NonZero: the
 relation's condition on its own size) is a *fact* about it, known to every later node
-(and the symbol's ``bounds``), not a condition the inputs must meet: a contract does not
-constrain it as if the user chose it, nor lists it among the input sizes. What an op
+and the subgraphs it holds (:meth:`~.scope.Scope.child`; and the symbol's ``bounds``),
+not a condition the inputs must meet: a contract does not constrain it as if the user
+chose it, nor lists it among the input sizes. What an op
 needs of a count it is given (TopK's ``k <= x.shape[axis]``) stays a condition, over a
 size that is no input: a check made when the model runs, which a contract over the
 inputs quantifies away (:mod:`kantensor.types.contracts`).

@@ -168,7 +168,11 @@ class Scope:
         inputs of the types ``formal`` (and the known ``values``), its outer scope this
         graph; ``graph`` (default: as this reader) builds its Variables to be run;
         ``once``: it runs at most once per run of this graph (an If's branch, not a
-        loop's body)."""
+        loop's body). It is read under this graph's facts as they stand at the node
+        (what the nodes before it need, and guarantee of the sizes the data decide, holds
+        wherever it runs: a branch's Gather of ``NonZero`` indices into ``N`` rows knows
+        ``NonZero <= N``); what its own nodes state stays its own (the facts are a value:
+        this graph's, an If's other branch's, are not changed by it)."""
         if self.depth >= MAX_DEPTH:
             raise UnsupportedOp(f"subgraphs nested more than {MAX_DEPTH} deep (the limit "
                                 "kantensor.onnx.scope.MAX_DEPTH) are not typed")
@@ -176,6 +180,7 @@ class Scope:
         sub = type(self)(self.model, self.tensors, self.graph if graph is None else graph,
                          proto, self)
         sub.once = once and self.once
+        sub.facts = self.facts
         sub.read_sources(formal, values)
         sub.read_nodes()
         return sub
