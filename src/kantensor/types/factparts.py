@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-__all__ = ["NO_PARTS", "Parts", "hold_all", "joined"]
+__all__ = ["NO_PARTS", "Parts", "Pending", "grown", "hold_all", "joined", "made"]
 
 #: ``(symbol -> its part, part -> (its symbols, its facts' count))``; a part is keyed by
 #: a fresh object, and neither dict is changed once made (a grown set makes new ones).
@@ -45,3 +45,34 @@ def hold_all(parts: Parts, symbols: Iterable[Hashable], total: int) -> bool:
     by_symbol, members = parts
     found = {by_symbol[u] for u in symbols if u in by_symbol}
     return sum(members[p][1] for p in found) == total
+
+
+class Pending:
+    """Parts not made yet: a parent's (made or pending) and the conditions added to it
+    (``parts``: made, once asked of it or of a set grown from it). Most sets a model
+    grows are never asked (a build's own, its node's), so none is joined until asked."""
+
+    __slots__ = ("parent", "added", "parts")
+
+    def __init__(self, parent: Parts | Pending, added: list) -> None:
+        self.parent, self.added, self.parts = parent, added, None
+
+
+def grown(parts: Parts | Pending, added: list) -> Parts | Pending:
+    """``parts`` and the conditions ``added`` (new to their set), joined when asked."""
+    return Pending(parts, added) if added else parts
+
+
+def made(parts: Parts | Pending) -> Parts:
+    """``parts`` joined by every condition pending on them (a chain: no recursion)."""
+    chain = []
+    while type(parts) is Pending:
+        if parts.parts is not None:
+            parts = parts.parts
+            break
+        chain.append(parts)
+        parts = parts.parent
+    for pending in reversed(chain):
+        parts = pending.parts = joined(parts, pending.added)
+        pending.parent = pending.added = None  # (made: its parent may go)
+    return parts

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Iterable
-from typing import Final
+from typing import Any, Final
 
-from . import factbox
+from . import factbox, factparts
 from .boxorder import ordered
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
 from .dim import Dim, DimLike, as_dim
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
-from .factparts import NO_PARTS, Parts, hold_all, joined
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
 from .productsign import decided as by_factors
@@ -58,7 +57,7 @@ class Facts:
         self._lows: dict | None = None  # what each fact says of its own terms (see states)
         self._rising: bool | None = None  # see unbounded
         self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
-        self._parts: Parts | None = None  # its parts sharing no symbol (see about)
+        self._parts: Any = None  # its parts sharing no symbol, or pending (see about)
         self._grew: tuple | None = None  # the conditions with_ last added, and what the
         # set it made knew of its atoms' least values, trend and box (see _grown): the
         # atoms' keys' alone, so the same for equal conditions of other sources
@@ -150,7 +149,7 @@ class Facts:
             if self._box is not None and box is None:
                 grown._box = factbox.grown(self._box, [c.triple() for c in added])
             if self._parts is not None:
-                grown._parts = joined(self._parts, added)
+                grown._parts = factparts.grown(self._parts, added)
         return grown
 
     def about(self, symbols: Iterable[Hashable]) -> Facts:
@@ -164,9 +163,12 @@ class Facts:
             return EMPTY
         found = self._about.get(wanted) if self._about is not None else None
         if found is None:
-            if self._parts is None:
-                self._parts = joined(NO_PARTS, self.atoms)
-            found = self if hold_all(self._parts, wanted, len(self.atoms)) else \
+            parts = self._parts
+            if parts is None:  # (made whole, then carried over as the set grows)
+                parts = self._parts = factparts.joined(factparts.NO_PARTS, self.atoms)
+            elif type(parts) is not tuple:
+                parts = self._parts = factparts.made(parts)
+            found = self if factparts.hold_all(parts, wanted, len(self.atoms)) else \
                 self._connected(wanted)  # (every fact: no walk)
             if self._about is None:
                 self._about = {}
