@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sizing
-from kantensor.types.conditions import Condition
+from kantensor.types.conditions import Condition, Source
 from kantensor.types.dim import Dim
 from kantensor.types.facts import EMPTY, Facts
 
@@ -52,3 +52,33 @@ def test_about_is_the_closure_of_the_symbols_asked_of(atoms, asked) -> None:
         if found.atoms == facts.atoms:
             assert found is facts or not symbols or not facts.atoms
     assert EMPTY.about({"a"}) is EMPTY
+
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(steps=st.lists(st.lists(_condition(), min_size=1, max_size=2), max_size=6),
+       asked=st.lists(st.sets(st.sampled_from(NAMES + "z"), max_size=3), min_size=1,
+                      max_size=3),
+       questions=st.lists(_condition(), max_size=3))
+def test_facts_grown_step_by_step_answer_as_facts_made_whole(steps, asked, questions) -> None:
+    """A set grown by with_ carries its parent's parts, least values, trend and box
+    over; grown a second time by the same conditions under other sources (a build's,
+    its node's, the model's note), it takes the first one's: at every step, about is
+    the brute-force closure and decide answers as a set made whole of the same atoms."""
+    facts = EMPTY
+    for step in steps:
+        for symbols in asked:  # (asked first: the parts are made, then carried over)
+            facts.about(symbols)
+        for q in questions:
+            facts.decide(q)  # (least values and box made, then carried over)
+        first = facts.with_(*step)
+        noted = facts.with_(*[Condition(c.left, c.op, c.right, Source(node="n"))
+                              for c in step])
+        assert noted.atoms == first.atoms
+        whole = Facts(noted.atoms)
+        for grown in (first, noted):
+            for symbols in asked:
+                assert grown.about(symbols).atoms == _closure(grown.atoms, symbols)
+            for q in questions:
+                assert grown.decide(q) == whole.decide(q), (grown, q)
+        facts = noted

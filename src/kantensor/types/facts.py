@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable, Iterable
-from typing import Final
+from typing import Any, Final
 
-from . import factbox
+from . import factbox, factparts
 from .boxorder import ordered
 from .canon import canonical_form
 from .conditions import COMPARE, NEGATED, AnyOf, Clause, Condition, conjunction, expand
@@ -45,7 +45,7 @@ class Facts:
     Immutable and hashable; adding conditions gives a new Facts."""
 
     __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows", "_rising",
-                 "_box")
+                 "_box", "_grew", "_parts")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -57,6 +57,10 @@ class Facts:
         self._lows: dict | None = None  # what each fact says of its own terms (see states)
         self._rising: bool | None = None  # see unbounded
         self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
+        self._parts: Any = None  # its parts sharing no symbol, or pending (see about)
+        self._grew: tuple | None = None  # the conditions with_ last added, and what the
+        # set it made knew of its atoms' least values, trend and box (see _grown): the
+        # atoms' keys' alone, so the same for equal conditions of other sources
 
     @property
     def triples(self) -> tuple:
@@ -99,7 +103,15 @@ class Facts:
         new = conjunction(clauses)
         if not new or all(c in self.atoms for c in new):
             return self
-        return self._grown(Facts(self.atoms | set(new)), new)
+        added = frozenset(new)
+        last = self._grew
+        if last is not None and last[0] == added:
+            # (the same conditions again, other sources: a build's kept conditions, its
+            # node's and the model's note of them, each grown from one set of facts)
+            return self._grown(Facts(self.atoms | added), new, last[1:])
+        grown = self._grown(Facts(self.atoms | added), new)
+        self._grew = added, grown._lows, grown._rising, grown._box
+        return grown
 
     def union(self, other: Facts) -> Facts:
         if other is self or not other.atoms or other.atoms <= self.atoms:
@@ -108,21 +120,36 @@ class Facts:
             return other
         return self._grown(Facts(self.atoms | other.atoms), other.atoms - self.atoms)
 
-    def _grown(self, grown: Facts, new: Iterable[Condition]) -> Facts:
+    def _grown(self, grown: Facts, new: Iterable[Condition], known: tuple | None = None
+               ) -> Facts:
         """``grown`` (these facts and ``new``) with what these facts know of their atoms'
-        least values and trends carried over and added to by ``new`` (a model's facts
-        grow by a node's conditions at a time: each set walked every atom again)."""
-        if self._rising is not None:
+        least values, trends and parts carried over and added to by ``new`` (a model's
+        facts grow by a node's conditions at a time: each set walked every atom again).
+        ``known``: the least values, trend and box of a set of the same atoms (they are
+        the atoms' keys' alone: equal conditions of other sources say the same)."""
+        lows, rising_, box = (None, None, None) if known is None else known
+        if rising_ is not None:
+            grown._rising = rising_
+        elif self._rising is not None:
             grown._rising = self._rising and rising_facts(new)
-        if self._lows is not None:
+        if lows is not None:
+            grown._lows = lows
+        elif self._lows is not None:
             lows = dict(self._lows)
             for v, low in lower_bounds(new).items():
                 if v not in lows or lows[v] < low:
                     lows[v] = low
             grown._lows = lows
-        if self._box is not None:
-            grown._box = factbox.grown(self._box, [c.triple() for c in new
-                                                   if c not in self.atoms])
+        if box is not None:
+            grown._box = box
+        if (self._box is not None and box is None) or self._parts is not None:
+            added = [c for c in new if c not in self.atoms]
+            if len(added) > 1:
+                added = list(dict.fromkeys(added))  # (the first of equal ones: the set's)
+            if self._box is not None and box is None:
+                grown._box = factbox.grown(self._box, [c.triple() for c in added])
+            if self._parts is not None:
+                grown._parts = factparts.grown(self._parts, added)
         return grown
 
     def about(self, symbols: Iterable[Hashable]) -> Facts:
@@ -136,7 +163,13 @@ class Facts:
             return EMPTY
         found = self._about.get(wanted) if self._about is not None else None
         if found is None:
-            found = self._connected(wanted)
+            parts = self._parts
+            if parts is None:  # (made whole, then carried over as the set grows)
+                parts = self._parts = factparts.joined(factparts.NO_PARTS, self.atoms)
+            elif type(parts) is not tuple:
+                parts = self._parts = factparts.made(parts)
+            found = self if factparts.hold_all(parts, wanted, len(self.atoms)) else \
+                self._connected(wanted)  # (every fact: no walk)
             if self._about is None:
                 self._about = {}
             if len(self._about) < MAX_ABOUT:
