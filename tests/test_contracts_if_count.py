@@ -229,8 +229,7 @@ def _judged(model, feeds) -> None:
                     assert str(value) == str(free), (n, c, o.type, shape)
                     bound[free] = k
             for cond in size_conditions(outputs):
-                assert cond.holds(**{str(s): v for s, v in bound.items()}), \
-                    (n, c, str(cond), got)
+                assert cond.holds(**bound), (n, c, str(cond), got)
 
 
 def test_a_branch_count_guarantee_bounds_only_its_own_case():
@@ -256,7 +255,8 @@ def test_a_branch_count_guarantee_bounds_only_its_own_case():
          helper.make_node("Slice", ["x", "zero1", "five"], ["z"])], "g",
         [helper.make_tensor_value_info("x", F, ["N"]),
          helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
-        [helper.make_tensor_value_info("y", I64, None), helper.make_tensor_value_info("z", F, None)],
+        [helper.make_tensor_value_info("y", I64, None),
+         helper.make_tensor_value_info("z", F, None)],
         [c("five", [5]), c("zero1", [0]), c("ax0", [0])])
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
