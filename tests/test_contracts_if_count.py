@@ -20,6 +20,8 @@ import kantensor.onnx as ko
 import ortrun
 from differential import count
 from kantensor.onnx import size_conditions
+from kantensor.types.dim import Dim
+from kantensor.types.symbols import free_symbols, substitute
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -197,3 +199,69 @@ def test_seventy_classes_keep_the_gathered_rows_known():
         got = ortrun.run(model, feeds)
         count("if count: onnxruntime runs judged")
         assert got == [(min(300, sum(sizes)), 4)], (sizes, got)
+
+
+def _judged(model, feeds) -> None:
+    """onnxruntime runs ``model`` on ``feeds(n, c)`` at every ``N`` in 0..7 and both If
+    conditions: where it runs, each stated size is the run's (an If's count bound to
+    the run's), every size condition holds and the contract does not say it fails;
+    where it fails for a condition, the contract does not say it runs."""
+    _, outputs = ko.from_onnx(model)
+    contract = ko.contract(model)
+    for n in range(8):
+        verdict = contract.holds(N=n).value
+        for c in (True, False):
+            got = ortrun.run(model, feeds(n, c))
+            count("if count: onnxruntime runs judged")
+            if not isinstance(got, list):
+                assert verdict is not True, (n, c, got, str(contract))
+                continue
+            assert verdict is not False, (n, c, got, str(contract))
+            bound: dict = {"N": n}
+            for o, shape in zip(outputs, got, strict=True):
+                assert len(o.type.shape) == len(shape), (o.type, shape)
+                for d, k in zip(o.type.shape, shape, strict=True):
+                    value = substitute(d, bound) if isinstance(d, Dim) else d
+                    if isinstance(value, int):
+                        assert value == k, (n, c, o.type, shape)
+                        continue
+                    (free,) = free_symbols(value)  # (a count the data decide: the run's)
+                    assert str(value) == str(free), (n, c, o.type, shape)
+                    bound[free] = k
+            for cond in size_conditions(outputs):
+                assert cond.holds(**bound), (n, c, str(cond), got)
+
+
+def test_a_branch_count_guarantee_bounds_only_its_own_case():
+    """``y = If(c, then: NonZero(ConstantOfShape([N - 5])), else: [])`` then ``z =
+    x[:5]``: the then count's ``NonZero <= N - 5`` holds only where the then branch
+    runs (it fails at ``N < 5``); main judged the else case's 0 under it too, stated
+    ``If_1 <= N - 5`` and so ``N >= 5``, and typed ``z`` ``float32[5]``, where
+    onnxruntime gives ``(N,)`` at ``N < 5`` with ``c`` False."""
+    def c(name, v, dt=np.int64):
+        return numpy_helper.from_array(np.array(v, dt), name)
+    then = helper.make_graph(
+        [helper.make_node("Shape", ["x"], ["s"]), helper.make_node("Sub", ["s", "five"], ["s5"]),
+         helper.make_node("ConstantOfShape", ["s5"], ["z"],
+                          value=c("one", [1.0], np.float32)),
+         helper.make_node("NonZero", ["z"], ["nz"], name="NonZero_2"),
+         helper.make_node("Squeeze", ["nz", "ax0"], ["t"])],
+        "then", [], [helper.make_tensor_value_info("t", I64, None)])
+    other = helper.make_graph(
+        [helper.make_node("Constant", [], ["e"], value=c("w", np.zeros(0, np.int64)))],
+        "else", [], [helper.make_tensor_value_info("e", I64, None)])
+    g = helper.make_graph(
+        [helper.make_node("If", ["c"], ["y"], then_branch=then, else_branch=other, name="If_1"),
+         helper.make_node("Slice", ["x", "zero1", "five"], ["z"])], "g",
+        [helper.make_tensor_value_info("x", F, ["N"]),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+        [helper.make_tensor_value_info("y", I64, None),
+         helper.make_tensor_value_info("z", F, None)],
+        [c("five", [5]), c("zero1", [0]), c("ax0", [0])])
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    _, outputs = ko.from_onnx(model)
+    assert [str(o.type) for o in outputs] == ["int64[If_1]", "float32[min(5,N)]"], \
+        [str(o.type) for o in outputs]
+    assert "If_1 <= N - 5" not in [str(x) for x in size_conditions(outputs)]
+    _judged(model, lambda n, cv: {"x": np.zeros(n, np.float32), "c": np.array(cv)})

@@ -19,7 +19,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import kantensor as kt
-from kantensor.onnx import from_onnx, size_conditions, size_notes
+from kantensor.onnx import contract, from_onnx, size_conditions, size_notes
 from kantensor.types.dim import Dim
 from kantensor.types.dimfacts import NO_SOLUTION, solve_for
 from kantensor.types.symbols import free_symbols, substitute
@@ -418,3 +418,73 @@ def test_a_model_given_as_it_is_says_to_read_it_first(ask):
                        r".*got ModelProto: call .*from_onnx\(model\)\[1\]"):
         ask(model)
     assert ask(from_onnx(model)[1]) == []
+
+
+# -- a trip count that may be negative (onnxruntime then runs no iteration) -----------------
+def _minus_five_loop(name, body_cond, out, prefix=""):
+    """Nodes running a Loop of ``N - 5`` trips (``N`` the length of ``x``), its first
+    condition true, its body's condition ``body_cond`` (nodes giving ``cout``+prefix from
+    ``i``+prefix and ``cin``+prefix), scanning one float per iteration into ``out``."""
+    p = prefix
+    body = graph([*body_cond, node("Constant", [], ["f" + p], value=const("v", 1.0, np.float32))],
+                 [t("i" + p, I64, []), t("cin" + p, B, [])],
+                 [t("cout" + p, B, []), t("f" + p, F, [])],
+                 name="body" + p)
+    return [*size_of("x", 0, "n" + p), node("Sub", ["n" + p, "five"], ["m" + p]),
+            node("Loop", ["m" + p, "true"], [out], body=body, name=name)]
+
+
+def _judged_at_each_n(m, feeds):
+    """onnxruntime runs ``m`` on ``feeds(n, c)`` at every ``N`` in 0..7 and both values of
+    ``c``: each stated size is the run's, the size conditions hold and the contract does
+    not say the model fails."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _, outs = from_onnx(m)
+        stated_contract = contract(m)
+    session = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+    for n in range(8):
+        assert stated_contract.holds(N=n).value is not False, (n, str(stated_contract))
+        for c in (True, False):
+            got = session.run(None, feeds(n, c))
+            bound = _solve([_dims_of(o.type) for o in outs], [np.shape(v) for v in got],
+                           {"N": n})
+            for cond in size_conditions(outs):
+                assert cond.holds(**bound), (n, c, str(cond))
+    return outs
+
+
+def test_a_negative_trip_count_runs_no_iteration():
+    """A Loop of ``N - 5`` trips whose condition stays true scans ``max(0, N - 5)``
+    floats: onnxruntime runs no iteration where the trip count is negative. Main typed
+    the scan ``float32[N-5]`` with the contract ``exact where N >= 5``, where onnxruntime
+    runs at every ``N``."""
+    nodes = [*_minus_five_loop("Loop_3", [node("Identity", ["cin"], ["cout"])], "y"),
+             node("Shape", ["y"], ["ys"]), node("ConstantOfShape", ["ys"], ["z"])]
+    m = model(graph(nodes, [t("x", F, ["N"]), t("c", B, [])], [t("y", F), t("z", F)],
+                    inits=[*AXES, const("five", 5)]), opset=17)
+    outs = _judged_at_each_n(m, lambda n, c: {"x": np.zeros(n, np.float32),
+                                              "c": np.array(c)})
+    assert [str(o.type) for o in outs] == ["float32[max(0,N-5)]"] * 2, \
+        [str(o.type) for o in outs]
+    stated = contract(m)
+    assert stated.exact and not stated.atoms, str(stated)
+
+
+def test_a_negative_trip_count_bounds_no_if_count_below_zero():
+    """An If of two such Loops (their bodies end them early: ``i < kk``, ``i > kk``),
+    then ``x[:5]``: each Loop's count is at most ``max(0, N - 5)``, not ``N - 5`` (main
+    stated ``If_1 <= N - 5``, so ``N >= 5``, and typed ``x[:5]`` ``float32[5]``, where
+    onnxruntime gives ``(N,)`` at ``N < 5``)."""
+    then = graph(_minus_five_loop("Loop_3", [node("Less", ["i", "kk"], ["cout"])], "scan"),
+                 [], [t("scan", F)], name="then")
+    other = graph(_minus_five_loop("Loop_4", [node("Greater", ["ib", "kk"], ["coutb"])],
+                                   "scanb", prefix="b"), [], [t("scanb", F)], name="else")
+    nodes = [node("If", ["c"], ["y"], then_branch=then, else_branch=other, name="If_1"),
+             node("Slice", ["x", "zero1", "five1"], ["z"])]
+    m = model(graph(nodes, [t("x", F, ["N"]), t("c", B, []), t("kk", I64, [])],
+                    [t("y", F), t("z", F)], inits=[*AXES, const("five", 5),
+                                                   const("five1", [5])]), opset=17)
+    outs = _judged_at_each_n(m, lambda n, c: {"x": np.zeros(n, np.float32), "c": np.array(c),
+                                              "kk": np.array(100 if c else -1)})
+    assert str(outs[1].type) == "float32[min(5,N)]", outs[1].type

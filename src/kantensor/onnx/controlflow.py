@@ -231,8 +231,8 @@ class Loop(Structured):
             if start is not False and not m_name:
                 raise
             rec = _Idle(exc, attrs["body"], carried, n_carried, label)
-        count, facts = iteration_count(label, trips, bool(m_name), start,
-                                       rec.condition(), notes, scope_names(scope), scope.once)
+        count, facts = iteration_count(label, trips, bool(m_name), start, rec.condition(),
+                                       notes, scope_names(scope), scope.once, scope.facts)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
         idle = idle_scans(label, count, attrs["body"].output[1 + n_carried:], scans)
         empty = [empty_shape(attrs["body"].output[1 + n_carried + j], t)

@@ -305,21 +305,25 @@ def _between(size: Dim, cases: list, facts: Facts, visible: set,
     them: a NonMaxSuppression's ``<= M``), ``size >= L`` likewise. The candidates are
     the cases themselves and those guarantees' other sides, where they name only sizes
     known outside the branches (``visible``: a count made inside one exists only where
-    that branch runs). SSDlite's ``0`` or ``NonMaxSuppression <= M`` gives ``If <= M``."""
+    that branch runs). SSDlite's ``0`` or ``NonMaxSuppression <= M`` gives ``If <= M``.
+    Each case is judged under the guarantees of its own counts only: a count's holds
+    only where its branch runs (a then count's ``<= N - 5`` says nothing of the else
+    case, which runs at ``N < 5`` too)."""
     if any(d is None for d in cases):  # (a branch whose size is not known)
         return ()
-    guarantees = [c for d in cases for s in free_symbols(d) if type(s) is DataSymbol
-                  for c in s.bounds if isinstance(c, Condition)]
-    within = facts.with_(*guarantees)
+    own = [[c for s in free_symbols(d) if type(s) is DataSymbol for c in s.bounds
+            if isinstance(c, Condition)] for d in cases]
+    within = [facts.with_(*g) if g else facts for g in own]
     out: list[Condition] = []
     for op in ("<=", ">="):
-        candidates = [*cases, *(_other_side(c, d, op) for d in cases for c in guarantees)]
+        candidates = [*cases, *(_other_side(c, d, op) for d, g in zip(cases, own, strict=True)
+                                for c in g)]
         for bound in dict.fromkeys(b for b in candidates if b is not None):
             if not all(s in visible or type(s) is str for s in free_symbols(bound)):
                 continue
             if isinstance(bound, int) and op == ">=" and bound <= 0:
                 continue  # (every size is >= 0)
-            if all(_holds(d, op, bound, within) for d in cases):
+            if all(_holds(d, op, bound, f) for d, f in zip(cases, within, strict=True)):
                 out.append(Condition(size, op, bound, source))
                 break  # (the first that bounds them all: a case's own, or its guarantee)
     return tuple(out)

@@ -33,7 +33,8 @@ from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim
-from ..types.dimminmax import dim_min
+from ..types.dimminmax import dim_max, dim_min
+from ..types.facts import EMPTY, Facts
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
@@ -404,17 +405,22 @@ def _check_kind(t0: Type, out: Type, k: int) -> None:
 
 
 def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
-                    then: bool | None, notes: Notes, taken: set[str], once: bool = True
-                    ) -> tuple[Any, list[SizeCondition]]:
+                    then: bool | None, notes: Notes, taken: set[str], once: bool = True,
+                    facts: Facts = EMPTY) -> tuple[Any, list[SizeCondition]]:
     """How many times a Loop runs its body (its trip count ``trips`` if it has one,
     ``start`` its first condition, ``then`` the body's condition, each None where not
     known): 0, 1, the trip count, or a size of its own named after the node (with its
-    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``). In a
-    graph that runs many times per run of the model (``once`` False: a loop's body)
-    the data may decide another count at every run, so one name would claim one size
-    for all of them: the count is unknown (None) there, with a note."""
+    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``). A trip
+    count may be negative (``N - 5``), and onnxruntime then runs no iteration: the
+    trip count stands for ``max(0, M)``, simplified under ``facts`` (``M`` where they
+    show ``M >= 0``). In a graph that runs many times per run of the model (``once``
+    False: a loop's body) the data may decide another count at every run, so one name
+    would claim one size for all of them: the count is unknown (None) there, with a
+    note."""
     if start is False or has_trips and isinstance(trips, int) and trips <= 0:
         return 0, []
+    if isinstance(trips, Dim):
+        trips = facts.simplify(dim_max(0, trips))
     if start is True and then is True and has_trips and trips is not None:
         return trips, []
     if start is True and then is False and (not has_trips or isinstance(trips, int)):
