@@ -281,3 +281,27 @@ def test_split_into_sections_of_rows_whose_sizes_were_computed():
     got = [y.compute() for y in f(_masked(v, keep, ((3, 5), (2,)), (3, 5)))]
     for y, want in zip(got, np.split(v[keep], 3, axis=0), strict=True):
         np.testing.assert_array_equal(y, want)
+
+
+def test_batched_matmul_of_two_masks_pairs_batch_rows_by_their_sizes():
+    """``matmul`` of two masked stacks, masks of 3 rows each in blocks (1, 1, 1) and
+    (2, 0, 1): only the contracted axes were checked, so Dask paired the batch blocks
+    one with one and gave wrong products silently (review24D, repro_matmul.py). Now the
+    broadcast batch axes are checked as the contracted ones: UnknownChunksError naming
+    compute_chunk_sizes, or with it NumPy's product; one mask's rows (``y @ (2 * y)``)
+    are one array's blocks and need nothing."""
+    a_, b_ = np.arange(36.0).reshape(6, 2, 3), np.arange(36.0).reshape(6, 3, 2)
+    r1 = np.array([1, 0, 0, 1, 1, 0], bool)
+    r2 = np.array([1, 1, 0, 0, 0, 1], bool)
+    a, b = kt.tensor("a", "float64", (None, 2, 3)), kt.tensor("b", "float64", (None, 3, 2))
+    m1, m2 = kt.vector("m1", "bool"), kt.vector("m2", "bool")
+    out = kt.matmul(a[m1], b[m2])
+    with pytest.raises(UnknownChunksError, match=r"matmul.*must be aligned.*compute_chunk_sizes"):
+        kt.function([a, b, m1, m2], out, backend="dask")(a_, b_, r1, r2, chunks=2)
+    f = kt.function([a, b, m1, m2], out, backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_array_equal(f(a_, b_, r1, r2, chunks=2).compute(), a_[r1] @ b_[r2])
+    c = kt.tensor("c", "float64", (None, 3, 3))
+    c_ = np.arange(54.0).reshape(6, 3, 3)
+    g = kt.function([c, m1], kt.matmul(c[m1], 2 * c[m1]), backend="dask")
+    np.testing.assert_array_equal(g(c_, r1, chunks=2).compute(), c_[r1] @ (2 * c_[r1]))
+
