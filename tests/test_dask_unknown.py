@@ -363,3 +363,19 @@ def test_sizes_of_one_origin_are_computed_once():
                                   np.cumsum(2 * big[keep]) + np.cumsum(3 * big[keep]))
     assert np.isnan(data.chunks[0]).all()  # the user's array keeps its nan
 
+
+@pytest.mark.parametrize("reps", [0, (0,), (2, 0), (0, 1)])
+def test_tile_repeating_the_unknown_axis_zero_times_needs_its_sizes(reps):
+    """``tile`` of masked rows repeating them 0 times: taken as Dask's tile of the one
+    unknown axis, whose own error reached the user ("wrap_func_shape_as_first_arg"),
+    with compute_chunk_sizes=True too (review24D, probe_tile0.py). Now it needs the
+    sizes: UnknownChunksError naming compute_chunk_sizes, or with them NumPy's result."""
+    big, keep = np.arange(6.0) + 1, np.array([1, 0, 0, 0, 1, 1], bool)
+    v, m = kt.vector("v", "float64"), kt.vector("m", "bool")
+    with pytest.raises(UnknownChunksError, match=r"tile.*compute_chunk_sizes"):
+        kt.function([v, m], kt.tile(v[m], reps), backend="dask")(big, keep, chunks=2)
+    f = kt.function([v, m], kt.tile(v[m], reps), backend="dask", compute_chunk_sizes=True)
+    got = f(big, keep, chunks=2).compute()
+    want = np.tile(big[keep], reps)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
