@@ -281,3 +281,101 @@ def test_split_into_sections_of_rows_whose_sizes_were_computed():
     got = [y.compute() for y in f(_masked(v, keep, ((3, 5), (2,)), (3, 5)))]
     for y, want in zip(got, np.split(v[keep], 3, axis=0), strict=True):
         np.testing.assert_array_equal(y, want)
+
+
+def test_batched_matmul_of_two_masks_pairs_batch_rows_by_their_sizes():
+    """``matmul`` of two masked stacks, masks of 3 rows each in blocks (1, 1, 1) and
+    (2, 0, 1): only the contracted axes were checked, so Dask paired the batch blocks
+    one with one and gave wrong products silently (review24D, repro_matmul.py). Now the
+    broadcast batch axes are checked as the contracted ones: UnknownChunksError naming
+    compute_chunk_sizes, or with it NumPy's product; one mask's rows (``y @ (2 * y)``)
+    are one array's blocks and need nothing."""
+    a_, b_ = np.arange(36.0).reshape(6, 2, 3), np.arange(36.0).reshape(6, 3, 2)
+    r1 = np.array([1, 0, 0, 1, 1, 0], bool)
+    r2 = np.array([1, 1, 0, 0, 0, 1], bool)
+    a, b = kt.tensor("a", "float64", (None, 2, 3)), kt.tensor("b", "float64", (None, 3, 2))
+    m1, m2 = kt.vector("m1", "bool"), kt.vector("m2", "bool")
+    out = kt.matmul(a[m1], b[m2])
+    with pytest.raises(UnknownChunksError, match=r"matmul.*must be aligned.*compute_chunk_sizes"):
+        kt.function([a, b, m1, m2], out, backend="dask")(a_, b_, r1, r2, chunks=2)
+    f = kt.function([a, b, m1, m2], out, backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_array_equal(f(a_, b_, r1, r2, chunks=2).compute(), a_[r1] @ b_[r2])
+    c = kt.tensor("c", "float64", (None, 3, 3))
+    c_ = np.arange(54.0).reshape(6, 3, 3)
+    g = kt.function([c, m1], kt.matmul(c[m1], 2 * c[m1]), backend="dask")
+    np.testing.assert_array_equal(g(c_, r1, chunks=2).compute(), c_[r1] @ (2 * c_[r1]))
+
+
+_TWO_AXES = {
+    "cumsum0": (lambda y, y2: kt.cumsum(y, axis=0), lambda r, r2: np.cumsum(r, axis=0)),
+    "cumprod0": (lambda y, y2: kt.cumprod(y, axis=0), lambda r, r2: np.cumprod(r, axis=0)),
+    "var": (lambda y, y2: kt.var(y), lambda r, r2: np.var(r)),
+    "std": (lambda y, y2: kt.std(y), lambda r, r2: np.std(r)),
+    "var01": (lambda y, y2: kt.var(y, axis=(0, 1)), lambda r, r2: np.var(r, axis=(0, 1))),
+    "add_other": (lambda y, y2: y + y2, lambda r, r2: r + r2),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_TWO_AXES))
+def test_sizes_of_an_array_masked_on_two_axes_are_all_computed(case):
+    """``x[r][:, c]`` with compute_chunk_sizes=True: its sizes were the column mask's
+    counts only, the rows' left ``nan`` but the array taken as sized, so ``cumsum``
+    along the rows gave one row of NumPy's two, ``var`` NaN, and two row masks' sums
+    were paired block by block (review24D, probe_2mask_graph.py). Now every unknown
+    axis gets its sizes: NumPy's values."""
+    big = np.arange(1, 25, dtype=float).reshape(6, 4)
+    rows = np.array([True, False, False, False, True, False])  # blocks of 1, 0, 1 rows
+    rows2 = np.array([True, True, False, False, False, False])  # blocks of 2, 0, 0
+    cols = np.array([True, False, True, True])
+    x, r, r2, c = (kt.matrix("x", "float64"), kt.vector("r", "bool"),
+                   kt.vector("r2", "bool"), kt.vector("c", "bool"))
+    ours, numpys = _TWO_AXES[case]
+    f = kt.function([x, r, r2, c], ours(x[r][:, c], x[r2][:, c]), backend="dask",
+                    compute_chunk_sizes=True)
+    got = f(big, rows, rows2, cols, chunks=2).compute()
+    want = numpys(big[rows][:, cols], big[rows2][:, cols])
+    assert np.shape(got) == np.shape(want)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def test_sizes_of_one_origin_are_computed_once():
+    """``cumsum(2 * u) + cumsum(3 * u)`` of a masked Dask array with
+    compute_chunk_sizes=True: the sizes were kept by array name, so ``2 * u`` and
+    ``3 * u`` each computed ``u``'s upstream (8 block runs of 4 during the call;
+    review24D, probe_twice.py). Now by the origin of their blocks: once, as the docs
+    say; NumPy's values."""
+    runs = []
+
+    def tap(block):
+        runs.append(1)
+        return block
+
+    big, keep = np.arange(1.0, 9.0), np.array([1, 0, 0, 0, 1, 1, 0, 1], bool)
+    u = kt.vector("u", "float64")
+    f = kt.function([u], kt.cumsum(2 * u) + kt.cumsum(3 * u), backend="dask",
+                    compute_chunk_sizes=True)
+    data = da.from_array(big, chunks=2).map_blocks(tap, dtype=float)[
+        da.from_array(keep, chunks=2)]
+    runs.clear()  # (map_blocks may run tap on an empty block for its meta)
+    y = f(data)
+    assert len(runs) == data.numblocks[0]
+    np.testing.assert_array_equal(y.compute(scheduler="sync"),
+                                  np.cumsum(2 * big[keep]) + np.cumsum(3 * big[keep]))
+    assert np.isnan(data.chunks[0]).all()  # the user's array keeps its nan
+
+
+@pytest.mark.parametrize("reps", [0, (0,), (2, 0), (0, 1)])
+def test_tile_repeating_the_unknown_axis_zero_times_needs_its_sizes(reps):
+    """``tile`` of masked rows repeating them 0 times: taken as Dask's tile of the one
+    unknown axis, whose own error reached the user ("wrap_func_shape_as_first_arg"),
+    with compute_chunk_sizes=True too (review24D, probe_tile0.py). Now it needs the
+    sizes: UnknownChunksError naming compute_chunk_sizes, or with them NumPy's result."""
+    big, keep = np.arange(6.0) + 1, np.array([1, 0, 0, 0, 1, 1], bool)
+    v, m = kt.vector("v", "float64"), kt.vector("m", "bool")
+    with pytest.raises(UnknownChunksError, match=r"tile.*compute_chunk_sizes"):
+        kt.function([v, m], kt.tile(v[m], reps), backend="dask")(big, keep, chunks=2)
+    f = kt.function([v, m], kt.tile(v[m], reps), backend="dask", compute_chunk_sizes=True)
+    got = f(big, keep, chunks=2).compute()
+    want = np.tile(big[keep], reps)
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)

@@ -105,8 +105,9 @@ class Session:
     run: bool
     allow_rechunk: bool = False
     compute_chunk_sizes: bool = False
-    #: arrays whose chunk sizes were computed in this call, by name (computed once)
-    resolved: dict[str, Any] = field(default_factory=dict)
+    #: chunk sizes computed in this call, by the origin (:meth:`origin`) of the axis
+    #: they are of: computed once for every array whose blocks they are
+    resolved: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
     #: per node, what it asked for that the options allowed (for the plan's words)
     notes: dict[Apply, list[str]] = field(default_factory=dict)
     #: masked arrays by name: the mask (chunked as they are along the masked axis) and
@@ -148,8 +149,8 @@ class Session:
         self.notes.setdefault(call.node, []).append(f"{done} (allow_rechunk=True)")
 
     def sizes(self, call: NodeCall, i: int, x: Any, why: str = "") -> Any:
-        """Input ``i`` with its unknown chunk sizes computed (once per array and call,
-        see :func:`_with_sizes`) if the user opted in; else UnknownChunksError naming
+        """Input ``i`` with its unknown chunk sizes computed (once per origin and call,
+        see :meth:`_chunks`) if the user opted in; else UnknownChunksError naming
         the node and ``compute_chunk_sizes``."""
         if not isinstance(x, da.Array) or all(known(c) for c in x.chunks):
             return x
@@ -164,27 +165,34 @@ class Session:
                 f"{call.describe()}: input {i} has chunks of unknown size; with "
                 "compute_chunk_sizes=True they are computed during the call, so no plan "
                 "can know them before it")
-        done = self.resolved.get(x.name)
-        if done is None:  # (its empty chunks, known now, dropped as every node's are)
-            done = self.resolved[x.name] = without_empty(
-                _with_sizes(x, self.masked.get(x.name)))
         self.notes.setdefault(call.node, []).append(
             f"input {i}'s unknown chunk sizes computed once (compute_chunk_sizes=True)")
-        return done
+        # (its empty chunks, known now, dropped as every node's are)
+        return without_empty(da.Array(x.dask, x.name, self._chunks(x), meta=x._meta))
+
+    def _chunks(self, x: Any) -> Chunks:
+        """``x``'s chunks with every unknown axis's sizes, each computed once per origin:
+        a masked axis's are its mask's counts per block (only the mask is computed);
+        where one is not known so, Dask's ``compute_chunk_sizes`` on a copy gives all
+        (it sets the chunks of the array it is called on: the user's input, or an array
+        other nodes hold, is left as it is)."""
+        origins = {a: self.origin(x, a) for a, c in enumerate(x.chunks) if not known(c)}
+        for name, axis in origins.values():
+            if (name, axis) not in self.resolved and self.masked.get(name, (0, -1))[1] == axis:
+                self.resolved[name, axis] = _counts(self.masked[name][0])
+        if not all(o in self.resolved for o in origins.values()):
+            computed = x.copy().compute_chunk_sizes().chunks
+            for a, o in origins.items():
+                self.resolved.setdefault(o, computed[a])
+        return tuple(self.resolved[origins[a]] if a in origins else c
+                     for a, c in enumerate(x.chunks))
 
 
-def _with_sizes(x: Any, masked: tuple[Any, int] | None) -> Any:
-    """``x`` with its chunk sizes known: for a masked array, the mask's count of each
-    block (only the mask is computed); else Dask's ``compute_chunk_sizes`` on a copy (it
-    sets the chunks of the array it is called on: the user's input, or an array other
-    nodes hold, is left as it is)."""
-    if masked is None:
-        return x.copy().compute_chunk_sizes()
-    mask, axis = masked
+def _counts(mask: Any) -> tuple[int, ...]:
+    """The count of true entries of each block of a Dask vector ``mask``."""
     counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],), token="count",
                              dtype=np.int64).compute()
-    chunks = x.chunks[:axis] + (tuple(int(c) for c in counts),) + x.chunks[axis + 1:]
-    return da.Array(x.dask, x.name, chunks, meta=x._meta)
+    return tuple(int(c) for c in counts)
 
 
 def short(chunks: tuple) -> str:

@@ -148,19 +148,31 @@ def product(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def _contracted_sizes(call: NodeCall, values: list[Any]) -> list[Any]:
-    """matmul's inputs with their sizes resolved (or refused) where the contracted axes'
-    chunks are not one array's blocks: Dask rechunks one to the other's, which unknown
-    sizes refuse ("Chunks must be unchanging along dimensions with missing values")."""
+    """matmul's inputs with their sizes resolved (or refused) where the axes it pairs
+    (the contracted ones, and the batch axes it broadcasts) have unknown chunks that are
+    not one array's blocks: Dask rechunks the contracted ones to each other's, which
+    unknown sizes refuse ("Chunks must be unchanging along dimensions with missing
+    values"), and pairs the batch blocks one with one by their count, sizes unseen."""
     a, b = values
     if not (isinstance(a, da.Array) and isinstance(b, da.Array)):
         return values
-    ka, kb = a.ndim - 1, max(b.ndim - 2, 0)
-    ca, cb = a.chunks[ka], b.chunks[kb]
-    if known(ca) and known(cb) or len(ca) == len(cb) and not known(ca) and not known(cb) \
-            and call.session.origin(a, ka) == call.session.origin(b, kb):
+    batch = [(a.ndim - 3 - k, b.ndim - 3 - k) for k in range(min(a.ndim, b.ndim) - 2)]
+    if _paired(call, a, a.ndim - 1, b, max(b.ndim - 2, 0), False) and \
+            all(_paired(call, a, ka, b, kb, True) for ka, kb in batch):
         return values
     why = " and must be aligned with another input's"
     return [call.session.sizes(call, i, x, why) for i, x in enumerate(values)]
+
+
+def _paired(call: NodeCall, a: Any, ka: int, b: Any, kb: int, broadcast: bool) -> bool:
+    """Whether axis ``ka`` of ``a`` and ``kb`` of ``b`` pair as they are: both of known
+    sizes (Dask unifies them), one a known size 1 of a ``broadcast`` (batch) axis, or
+    both unknown and one array's blocks (as :func:`.blockwise.aligned` says)."""
+    ca, cb = a.chunks[ka], b.chunks[kb]
+    if known(ca) and known(cb) or broadcast and 1 in (a.shape[ka], b.shape[kb]):
+        return True
+    return len(ca) == len(cb) and not known(ca) and not known(cb) \
+        and call.session.origin(a, ka) == call.session.origin(b, kb)
 
 
 def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:

@@ -88,7 +88,7 @@ def tiled(call: NodeCall, axes: frozenset[int]) -> bool:
     """tile: Dask's tile joins each repeated axis's copies with ``concatenate``, which
     needs the other axes' sizes ("Tried to concatenate arrays with unknown shape"), so
     unknown sizes only where no axis is repeated, or the one repeated axis is the one
-    unknown axis."""
+    unknown axis, not 0 times (Dask's tile of an empty result makes it of the sizes)."""
     reps = call.params.get("reps")
     reps = reps if isinstance(reps, tuple | list) else (reps,)
     if not all(isinstance(r, int) for r in reps):
@@ -98,7 +98,7 @@ def tiled(call: NodeCall, axes: frozenset[int]) -> bool:
     reps = (1,) * (width - len(reps)) + tuple(reps)
     unknown = {a + width - ndim for a in axes}
     repeated = {a for a, r in enumerate(reps) if r != 1}
-    return not repeated or (repeated == unknown and len(unknown) == 1)
+    return not repeated or (repeated == unknown and len(unknown) == 1 and 0 not in reps)
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
