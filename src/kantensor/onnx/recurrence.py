@@ -417,10 +417,10 @@ def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
     False: a loop's body) the data may decide another count at every run, so one name
     would claim one size for all of them: the count is unknown (None) there, with a
     note."""
+    if isinstance(trips, Dim):  # (first: max(0, M) may simplify to the int 0)
+        trips = facts.simplify(dim_max(0, trips))
     if start is False or has_trips and isinstance(trips, int) and trips <= 0:
         return 0, []
-    if isinstance(trips, Dim):
-        trips = facts.simplify(dim_max(0, trips))
     if start is True and then is True and has_trips and trips is not None:
         return trips, []
     if start is True and then is False and (not has_trips or isinstance(trips, int)):
