@@ -401,3 +401,85 @@ def test_a_goal_reifying_mid_search_is_told_from_run_by_its_caller_alone():
     assert run(0, n, sq(kt.pattern("float32", (n,)), "float32[3]"), membero(n, outs)) == ()
     with pytest.raises(UndecidedAnswer, match=r"3 == \(_?\w+\*\*2\) % 257"):
         run(0, (n, outs), sq(kt.pattern("float32", (n,)), "float32[3]"))
+
+
+#: a named size ``a`` met with ints by a relation: the equality (``a == 3``) is a
+#: condition of the answer, judged with the equations pending over ``a``
+NAMED_MET = [
+    ("(n)->(n, (n*n) % 257)", lambda a: (a, (a * a) % 257), (3, 1),
+     "1 == (a**2) % 257 and a == 3"),
+    ("(n)->(n, (n*n) % 257)", lambda a: (a, (a * a) % 257), (3, 9), None),
+    ("(a)->(a*a, a)", lambda a: (a * a, a), (1, 3), "1 == a**2 and a == 3"),
+    ("(a)->(a*a, a)", lambda a: (a * a, a), (9, 3), None),
+]
+
+
+@pytest.mark.parametrize(("text", "fn", "out", "said"), NAMED_MET,
+                         ids=[f"{c[0]}={c[2]}" for c in NAMED_MET])
+def test_a_named_size_made_equal_to_an_int_is_judged_with_its_equations(text, fn, out,
+                                                                         said):
+    """A named size met with an int is recorded as an equality (not bound, not pending):
+    the witness must meet it with the equations over that size. Python over the sizes
+    past 257 decides whether some ``a`` gives the output; where none does, ``run``
+    refuses (naming both conditions), where one does, it answers."""
+    holds = any(fn(a) == out for a in WIDE)
+    assert holds == (said is None)
+    a = kt.TensorType("float32", (kt.Dim("a"),))
+    goal = kt.relation(text)(a, f"float32[{out[0]},{out[1]}]")
+    if holds:
+        assert len(run(0, var(), goal)) == 1
+        return
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, var(), goal)
+    assert (e.value.condition, e.value.size) == (said, "a")
+    assert str(kt.query(text, [a], [f"float32[{out[0]},{out[1]}]"])) == "no solutions"
+
+
+@pytest.mark.parametrize(("first", "second"), [(4, 9), (4, 4)])
+def test_two_named_sizes_made_equal_are_judged_with_their_equations(first, second):
+    """``(a*a) % 257 == first``, ``(b*b) % 257 == second`` and ``a == b`` (a relation
+    meeting the two named sizes): a witness needs one size meeting both; Python says
+    whether one exists."""
+    holds = any((k * k) % 257 == first and (k * k) % 257 == second for k in range(257))
+    assert holds == (first == second)
+    A = kt.TensorType("float32", (kt.Dim("a"),))
+    B = kt.TensorType("float32", (kt.Dim("b"),))
+    sq, same = kt.relation("(n)->((n*n) % 257)"), kt.relation("(n),(n)->(n)")
+    X = var()
+    goals = (sq(A, f"float32[{first}]"), sq(B, f"float32[{second}]"), same(A, B, X))
+    if holds:
+        assert len(run(0, X, *goals)) == 1
+        return
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, *goals)
+    assert set(e.value.condition.split(" and ")) == {
+        "4 == (a**2) % 257", "9 == (b**2) % 257", "a == b"}
+    assert e.value.size == "a, b"
+
+
+#: where-clauses beside an equation an unknown is eliminated from (the output size,
+#: ``c``): each refused condition as stated, and every size they state
+STATED = [
+    ("(a),(c)->(c) where c == (a*a) % 257, c > 300",
+     lambda a, c: c == (a * a) % 257 and c > 300,
+     "c > 300 and c == (a**2) % 257"),
+    ("(a),(c)->(c) where c == (a*a) % 257 + (a*a*a) % 263, "
+     "c != (a*a) % 257 + (a*a*a) % 263",
+     lambda a, c: c == (a * a) % 257 + (a ** 3) % 263 != c,
+     "c != (a**2) % 257 + (a**3) % 263 and c == (a**2) % 257 + (a**3) % 263"),
+]
+
+
+@pytest.mark.parametrize(("text", "fn", "said"), STATED, ids=[c[0] for c in STATED])
+def test_a_refusal_states_each_condition_with_its_own_comparison(text, fn, said):
+    """No sizes meet the clauses (Python over ``a`` past both periods and every ``c``
+    they allow); ``run`` refuses, naming each clause with its own comparison (not the
+    eliminated equation's ``==``, none merged into another) and every size the clauses
+    state (the eliminated ``c`` too)."""
+    assert not any(fn(a, c) for a in range(257 * 263) for c in
+                   {(a * a) % 257, (a * a) % 257 + (a ** 3) % 263})
+    ins = [kt.pattern("float32", (var("a"),)), kt.pattern("float32", (var("c"),))]
+    X = var()
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, kt.relation(text)(*ins, X))
+    assert (e.value.condition, e.value.size) == (said, "a, c")

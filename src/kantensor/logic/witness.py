@@ -6,7 +6,7 @@ that some values of those sizes meet it. Propagation decides most such equations
 or bind the unknown); one none of its methods decides (``(b*b) % 257 == 3``: int
 divisors whose classes are too many to read) would make the answer a guess. So before
 a :class:`~.store.TypeState` is reified, the pending equations and where-clauses,
-grouped by the sizes they share (and by the facts' atoms tying named sizes), are
+and the equalities of named sizes the solve recorded, grouped by the sizes they share, are
 judged by a witness: values at which all of a group's hold, looked for among the few
 values the methods of :mod:`.oneunknown` and :mod:`.quotients` leave or the bounds
 allow, else among the sizes up to :data:`MAX_WITNESS` (one size); a group over several
@@ -34,7 +34,7 @@ from ..types.symbols import free_symbols, substitute
 from .dims import COMPARE, Compare, Equation
 from .oneunknown import candidates
 from .quotients import may_hold, named_values, tail_values
-from .rigid import facts_of
+from .rigid import assumed_of
 from .store import TypeState, TypeStore
 from .wording import size_names
 
@@ -93,58 +93,50 @@ def judge(S: TypeState) -> None:
     if S.__dict__.get("_judged"):
         return
     store = S.constraints.get(TypeStore)
-    if store is not None and store.pending:
-        _judge(store.pending, S.data)
+    pending = store.pending if store is not None else ()
+    if pending or assumed_of(S.data):
+        _judge(pending, S.data)
     S.__dict__["_judged"] = True
 
 
 def _judge(pending: tuple, s: dict) -> None:
-    """Group the pending equations and where-clauses, with the facts' atoms over the
-    named sizes they mention, by the sizes they share, and find a witness for each
-    group: one size alone by :func:`_witness`, several by :func:`_search`; a group with
-    none found raises."""
-    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset]] = []
-    for c in pending:
-        if not isinstance(c, Equation | Compare):
-            continue
+    """Group the pending equations and where-clauses, and the equalities of named sizes
+    the solve recorded (:func:`~.rigid.assumed_of`: ``a == 3``, ``a == b``, conditions
+    of the answer too), by the sizes they share, and find a witness for each group: one
+    size alone by :func:`_witness`, several by :func:`_search`; a group with none found
+    raises, naming each condition with its own comparison and the sizes they state.
+    (``run``'s states carry no facts: only ``kt.query``'s forward solve has them, and it
+    never reifies a state.)"""
+    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset, str]] = []
+    stated = [("==" if isinstance(c, Equation) else c.op, c.left, c.right)
+              for c in pending if isinstance(c, Equation | Compare)]
+    for op, left, right in stated:
         try:
-            left, right = c.left.value(s), c.right.value(s)
+            left, right = left.value(s), right.value(s)
         except ZeroDivisionError:
             continue
         diff = left - right
-        symbols = frozenset(free_symbols(diff)) if isinstance(diff, Dim) else frozenset()
-        checks.append(("==" if isinstance(c, Equation) else c.op, left, right, diff,
-                       symbols))
+        checks.append((op, left, right, diff, _symbols(diff), op))
+    for x, y in assumed_of(s):
+        diff = x - y
+        checks.append(("==", x, y, diff, _symbols(diff), "=="))
     checks = _eliminated(checks)
-    for sizes, group in _groups(checks + _atoms(checks, facts_of(s))):
-        if _found(sizes, group, s, pending):
-            continue
-        stated = [c for c in group if c[1] is not None]  # not a fact's atom
-        names = size_names([*(x for c in stated for x in c[1:3]),
-                            *(unknown(v) for v in sizes if not isinstance(v, str))])
-        said = dict.fromkeys(  # (an equation an unknown was eliminated from: as written)
-            f"{_text(left, names)} {'==' if left - right != diff else op} "
-            f"{_text(right, names)}" for op, left, right, diff, _ in stated)
-        raise UndecidedAnswer(" and ".join(said),
-                              ", ".join(sorted(v if isinstance(v, str) else str(names[v])
-                                               for v in sizes)))
+    for sizes, group in _groups(checks):
+        if not _found(sizes, group, s, pending):
+            raise _refused(group)
 
 
-def _atoms(checks: list, facts: Any) -> list:
-    """The facts' atoms (``a > b``) over the named sizes the checks mention, and over
-    those sizes' (closed over): a witness of the checks must meet them together, so
-    they join the named sizes they tie into one group (``left`` None: no condition to
-    name)."""
-    names = {v for *_, symbols in checks for v in symbols if isinstance(v, str)}
-    found: list = []
-    atoms = [(d, op, _symbols(d)) for d, op, _ in (c.triple() for c in facts.atoms)]
-    while True:
-        more = [(op, None, None, d, sym) for d, op, sym in atoms
-                if sym & names and not any(d is a[3] for a in found)]
-        if not more:
-            return found
-        found += more
-        names |= {v for *_, sym in more for v in sym}
+def _refused(group: list) -> UndecidedAnswer:
+    """The refusal of a group: each condition as stated, with its own comparison (an
+    equation an unknown was eliminated from as the equation it was), and the sizes
+    those conditions state."""
+    values = [x for c in group for x in c[1:3]]
+    names = size_names(values)
+    said = dict.fromkeys(f"{_text(left, names)} {op} {_text(right, names)}"
+                         for _, left, right, _, _, op in group)
+    sizes = {x for v in values for x in _symbols(v)}
+    return UndecidedAnswer(" and ".join(said), ", ".join(sorted(
+        v if isinstance(v, str) else str(names[v]) for v in sizes)))
 
 
 def _eliminated(checks: list) -> list:
@@ -155,17 +147,17 @@ def _eliminated(checks: list) -> list:
     changed = True
     while changed:
         changed = False
-        for i, (op, left, right, diff, symbols) in enumerate(checks):
+        for i, (op, left, right, diff, symbols, said) in enumerate(checks):
             if op != "==":
                 continue
             for u in sorted((v for v in symbols if not isinstance(v, str)), key=repr):
                 value = _solved(diff, u)
                 if value is None:
                     continue
-                rest = [(o, lt, rt, substitute(d, {u: value}), s - {u} | _symbols(value))
-                        if u in s else (o, lt, rt, d, s)
-                        for j, (o, lt, rt, d, s) in enumerate(checks) if j != i]
-                checks = [*rest, (">=", left, right, value, _symbols(value))]
+                rest = [(o, lt, rt, substitute(d, {u: value}), s - {u} | _symbols(value),
+                         sd) if u in s else (o, lt, rt, d, s, sd)
+                        for j, (o, lt, rt, d, s, sd) in enumerate(checks) if j != i]
+                checks = [*rest, (">=", left, right, value, _symbols(value), said)]
                 changed = True
                 break
             if changed:
@@ -210,11 +202,11 @@ def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
     """Whether a witness of the group's checks is found."""
     if not sizes:  # no size left: the check is an int, or has no value
         return all(_compares(op, diff, {}) if op != "==" else may_hold(diff, {})
-                   for op, _, _, diff, _ in group)
+                   for op, _, _, diff, *_ in group)
     if len(sizes) == 1:
         (v,) = sizes
-        diffs = [diff for op, _, _, diff, _ in group if op == "=="]
-        compares = [(op, diff) for op, _, _, diff, _ in group if op != "=="]
+        diffs = [diff for op, _, _, diff, *_ in group if op == "=="]
+        compares = [(op, diff) for op, _, _, diff, *_ in group if op != "=="]
         return _witness(v, diffs, compares, s, pending) is not None
     return _search(sizes, group, s, pending)
 
@@ -237,7 +229,6 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
     classes, its bounds: ``a*b + c*d == 7`` at a = b = c = 0 is ``7 == 0``, at
     c = 1 it leaves d = 7), else at its least values. At most :data:`MAX_SEARCH`
     tries in all."""
-    facts = facts_of(s)
     order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
                                              v in c[4]), repr(v)))
     budget = _Budget()
@@ -246,7 +237,7 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
     def assign(i: int, at: dict) -> bool:
         v = order[i]
         known = {*at, v}
-        mine = [(op, diff) for op, _, _, diff, sym in group if v in sym and sym <= known]
+        mine = [(op, diff) for op, _, _, diff, sym, _ in group if v in sym and sym <= known]
         budget.tries -= 1 + SUBSTITUTION * len(mine)  # (a substitution costs some tries)
         if budget.tries < 0:
             return False
@@ -262,9 +253,7 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
                 return False
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
-                    all(_compares(op, d, there) for op, d in compares) and \
-                    (not isinstance(v, str) or facts.decide((Dim(v) - k, "==", 0))
-                     is not False):
+                    all(_compares(op, d, there) for op, d in compares):
                 if last or assign(i + 1, {**at, v: k}):
                     return True
                 accepted += 1
@@ -304,27 +293,23 @@ def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
              ) -> int | None:
     """A size at which every equation ``diff == 0`` of ``diffs`` and every comparison
-    ``diff op 0`` of ``compares`` holds (and, for a named size, that the facts allow),
+    ``diff op 0`` of ``compares`` holds,
     or None where none is found among the :data:`SMALL` sizes and :func:`_tried`."""
-    facts = facts_of(s)
-    found = _first(v, range(SMALL), diffs, compares, facts)
+    found = _first(v, range(SMALL), diffs, compares)
     if found is not None:
         return found
     tried = _tried(v, diffs, s, pending, compares)
-    return None if tried is None else _first(v, tried, diffs, compares, facts)
+    return None if tried is None else _first(v, tried, diffs, compares)
 
 
-def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts: Any
-           ) -> int | None:
+def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable) -> int | None:
     compares = tuple(compares)
     for k in tried:
         if k < 0:
             continue  # no size
         at = {v: k}
         if all(may_hold(d, at) for d in diffs) and all(_compares(op, d, at)
-                                                       for op, d in compares) \
-                and (not isinstance(v, str)
-                     or facts.decide((Dim(v) - k, "==", 0)) is not False):
+                                                       for op, d in compares):
             return k
     return None
 
