@@ -10,6 +10,7 @@ naming the condition, which ``kt.query`` states in its ``where``. Answers decide
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +20,7 @@ from unification import reify, var
 
 import kantensor as kt
 import sizing
+from kantensor.logic import quotients, witness
 from kantensor.logic.terms import fresh
 from kantensor.logic.wording import size_names
 from kantensor.query import UndecidedAnswer
@@ -483,3 +485,43 @@ def test_a_refusal_states_each_condition_with_its_own_comparison(text, fn, said)
     with pytest.raises(UndecidedAnswer) as e:
         run(0, X, kt.relation(text)(*ins, X))
     assert (e.value.condition, e.value.size) == (said, "a, c")
+
+
+#: a group over two sizes whose own methods are asked again and again (each ask may try
+#: thousands of sizes: the classes of a remainder, a min's tail)
+HOSTILE = [
+    ("(a),(b)->(min(max(b,1) - a*a, 3)) where max(b,a)*max(b,a) + 1 < b", 2, (2,),
+     lambda a, b, c: min(max(b, 1) - a * a, 3) == 2 and max(b, a) ** 2 + 1 < b,
+     "2 == min(3, max(1, _2) - _1**2) and max(_1, _2)**2 + 1 < _2"),
+    ("(a),(b),(c)->(max(b,a) - 5*b + c, ((b%c)*(c**4))**2)", 3, (3, 2),
+     lambda a, b, c: c and max(b, a) - 5 * b + c == 3 and ((b % c) * c ** 4) ** 2 == 2,
+     "2 == _3**8*(_2 % _3)**2 and 3 == _3 + max(_1, _2) - 5*_2"),
+]
+
+
+@pytest.mark.parametrize(("text", "n", "out", "fn", "said"), HOSTILE,
+                         ids=[c[0] for c in HOSTILE])
+def test_a_search_charges_its_asks_to_its_tries(monkeypatch, text, n, out, fn, said):
+    """No sizes give the output (Python over small sizes; ``max(b, a)**2 + 1 < b`` and
+    ``((b % c)*c**4)**2 == 2`` hold nowhere): ``run`` refuses, and its search, the
+    methods' asks included, substitutes values into a condition at most
+    :data:`~kantensor.logic.witness.MAX_SEARCH` times (each charged a try per term)."""
+    assert not any(fn(*k) for k in itertools.product(range(40), repeat=3))
+    made = [0]
+    for module in (quotients, witness):
+        counted = module.may_hold
+
+        def counting(diff, at, counted=counted):
+            made[0] += 1
+            return counted(diff, at)
+
+        monkeypatch.setattr(module, "may_hold", counting)
+    ins = [kt.pattern("float32", (var(),)) for _ in range(n)]
+    X = var()
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, kt.relation(text)(*ins, f"float32[{','.join(map(str, out))}]"))
+    tokens = sorted(set(re.findall(r"_\d+", e.value.condition)), key=lambda x: int(x[1:]))
+    assert e.value.size == ", ".join(sorted(tokens))  # (every size, as run shows it)
+    canonical = {x: f"_{i}" for i, x in enumerate(tokens, 1)}  # (tokens vary by run)
+    assert re.sub(r"_\d+", lambda m: canonical[m.group()], e.value.condition) == said
+    assert made[0] <= witness.MAX_SEARCH + 1

@@ -12,7 +12,8 @@ values the methods of :mod:`.oneunknown` and :mod:`.quotients` leave or the boun
 allow, else among the sizes up to :data:`MAX_WITNESS` (one size); a group over several
 sizes gives them values one at a time, each size its least values or, once the
 others have theirs, those its own methods leave (:func:`_search`, at most
-:data:`MAX_SEARCH` tries). Where none is found the answer is not given:
+:data:`MAX_SEARCH` tries, a substitution charged a try per term). Where none is found the
+answer is not given:
 :class:`UndecidedAnswer` names the condition, which ``kt.query`` states in its
 answer's ``where``.
 """
@@ -33,7 +34,7 @@ from ..types.prove import bounds
 from ..types.symbols import free_symbols, substitute
 from .dims import COMPARE, Compare, Equation
 from .oneunknown import candidates
-from .quotients import may_hold, named_values, tail_values
+from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
 from .rigid import assumed_of
 from .store import TypeState, TypeStore
 from .wording import size_names
@@ -55,9 +56,6 @@ MAX_VALUES = 1 << 16
 #: asked for values (each may cost an elimination): a hostile group stays bounded.
 MAX_SEARCH = 1 << 12
 MAX_ASKS = 64
-
-#: What one substitution of values into a check costs, in tries.
-SUBSTITUTION = 4
 
 #: The fewest values of a size that is not the last of a search (values its own
 #: checks allow) the next sizes are searched under (two sizes: 64 each, three: 16).
@@ -215,10 +213,10 @@ class _Budget:
     """What a search over several sizes may still spend: value tries, and asks of a
     size's own methods (each may cost an elimination)."""
 
-    __slots__ = ("tries", "asks")
+    __slots__ = ("left", "asks")
 
     def __init__(self) -> None:
-        self.tries, self.asks = MAX_SEARCH, MAX_ASKS
+        self.left, self.asks = [MAX_SEARCH], MAX_ASKS  # (left: SUBSTITUTIONS's, shared)
 
 
 def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
@@ -238,9 +236,9 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         v = order[i]
         known = {*at, v}
         mine = [(op, diff) for op, _, _, diff, sym, _ in group if v in sym and sym <= known]
-        budget.tries -= 1 + SUBSTITUTION * len(mine)  # (a substitution costs some tries)
-        if budget.tries < 0:
-            return False
+        budget.left[0] -= 1
+        for _, d in mine:
+            charge(d)  # (a substitution costs a try per term)
         try:
             diffs = [substitute(d, at) for op, d in mine if op == "=="]
             compares = [(op, substitute(d, at)) for op, d in mine if op != "=="]
@@ -248,8 +246,8 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
             return False
         last, accepted = i + 1 == len(order), 0
         for k in _values(v, diffs, compares, s, pending, budget, last):
-            budget.tries -= 1
-            if budget.tries < 0:
+            budget.left[0] -= 1
+            if budget.left[0] < 0:
                 return False
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
@@ -261,7 +259,13 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
                     return False
         return False
 
-    return assign(0, {})
+    token = SUBSTITUTIONS.set(budget.left)  # (every substitution of the search, the
+    try:  # methods' asks too, is charged: may_hold, charge)
+        return assign(0, {})
+    except Spent:
+        return False
+    finally:
+        SUBSTITUTIONS.reset(token)
 
 
 def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
@@ -361,6 +365,7 @@ def _exact(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
 
 
 def _compares(op: str, diff: DimLike, at: dict) -> bool:
+    charge(diff)
     try:
         value = substitute(diff, at)
     except ZeroDivisionError:
