@@ -31,8 +31,9 @@ from unification.core import reify
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.prove import bounds
-from ..types.symbols import free_symbols, substitute
+from ..types.symbols import substitute
 from .dims import COMPARE, Compare, Equation
+from .eliminate import defined, eliminated, resolved, symbols_of
 from .oneunknown import candidates
 from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
 from .rigid import assumed_of
@@ -114,13 +115,13 @@ def _judge(pending: tuple, s: dict) -> None:
         except ZeroDivisionError:
             continue
         diff = left - right
-        checks.append((op, left, right, diff, _symbols(diff), op))
+        checks.append((op, left, right, diff, symbols_of(diff), op))
     for x, y in assumed_of(s):
         diff = x - y
-        checks.append(("==", x, y, diff, _symbols(diff), "=="))
-    checks = _eliminated(checks)
+        checks.append(("==", x, y, diff, symbols_of(diff), "=="))
+    checks, defs = eliminated(checks)
     for sizes, group in _groups(checks):
-        if not _found(sizes, group, s, pending):
+        if not _found(sizes, group, s, pending, defs):
             raise _refused(group)
 
 
@@ -132,49 +133,9 @@ def _refused(group: list) -> UndecidedAnswer:
     names = size_names(values)
     said = dict.fromkeys(f"{_text(left, names)} {op} {_text(right, names)}"
                          for _, left, right, _, _, op in group)
-    sizes = {x for v in values for x in _symbols(v)}
+    sizes = {x for v in values for x in symbols_of(v)}
     return UndecidedAnswer(" and ".join(said), ", ".join(sorted(
         v if isinstance(v, str) else str(names[v]) for v in sizes)))
-
-
-def _eliminated(checks: list) -> list:
-    """The checks with each unknown an equation gives as the value of the others
-    (``? == a//b``: an open output size) replaced by that value in the rest, and the
-    equation by the value's being a size (``a//b >= 0``, and has a value)."""
-    checks = list(checks)
-    changed = True
-    while changed:
-        changed = False
-        for i, (op, left, right, diff, symbols, said) in enumerate(checks):
-            if op != "==":
-                continue
-            for u in sorted((v for v in symbols if not isinstance(v, str)), key=repr):
-                value = _solved(diff, u)
-                if value is None:
-                    continue
-                rest = [(o, lt, rt, substitute(d, {u: value}), s - {u} | _symbols(value),
-                         sd) if u in s else (o, lt, rt, d, s, sd)
-                        for j, (o, lt, rt, d, s, sd) in enumerate(checks) if j != i]
-                checks = [*rest, (">=", left, right, value, _symbols(value), said)]
-                changed = True
-                break
-            if changed:
-                break
-    return checks
-
-
-def _symbols(x: DimLike) -> frozenset:
-    return frozenset(free_symbols(x)) if isinstance(x, Dim) else frozenset()
-
-
-def _solved(diff: DimLike, u: Any) -> DimLike | None:
-    """``e`` with ``diff == 0`` exactly where the unknown ``u`` is ``e`` (``diff`` is
-    ``±u`` plus terms without ``u``), else None."""
-    for sign in (1, -1):
-        rest = diff - sign * unknown(u)
-        if u not in _symbols(rest):
-            return -sign * rest
-    return None
 
 
 def _text(x: DimLike, names: dict) -> str:
@@ -196,8 +157,11 @@ def _groups(checks: list) -> list[tuple[list, list]]:
     return [(sorted(sizes, key=repr), members) for sizes, members in groups]
 
 
-def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+def _found(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
     """Whether a witness of the group's checks is found."""
+    if len(sizes) > 1:
+        return _search(sizes, group, s, pending, defs)
+    group = [(c[0], *c[1:3], resolved(c[3], defs), *c[4:]) for c in group]
     if not sizes:  # no size left: the check is an int, or has no value
         return all(_compares(op, diff, {}) if op != "==" else may_hold(diff, {})
                    for op, _, _, diff, *_ in group)
@@ -206,7 +170,7 @@ def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         diffs = [diff for op, _, _, diff, *_ in group if op == "=="]
         compares = [(op, diff) for op, _, _, diff, *_ in group if op != "=="]
         return _witness(v, diffs, compares, s, pending) is not None
-    return _search(sizes, group, s, pending)
+    return False  # (unreachable: several sizes are searched)
 
 
 class _Budget:
@@ -219,14 +183,15 @@ class _Budget:
         self.left, self.asks = [MAX_SEARCH], MAX_ASKS  # (left: SUBSTITUTIONS's, shared)
 
 
-def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+def _search(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
     """Whether some values of the sizes, together, meet every check of the group: the
     sizes are given values one at a time (those fewest equations tie first), each check
     judged once its sizes all have one; a size a check leaves alone once the others
     have values is tried at the values its own methods leave (the few roots or
     classes, its bounds: ``a*b + c*d == 7`` at a = b = c = 0 is ``7 == 0``, at
-    c = 1 it leaves d = 7), else at its least values. At most :data:`MAX_SEARCH`
-    tries in all."""
+    c = 1 it leaves d = 7), else at its least values; a check holding a defined
+    unknown (:func:`~.eliminate.eliminated`) is judged at each value, the unknown's value
+    evaluated there. At most :data:`MAX_SEARCH` tries in all."""
     order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
                                              v in c[4]), repr(v)))
     budget = _Budget()
@@ -236,6 +201,8 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         v = order[i]
         known = {*at, v}
         mine = [(op, diff) for op, _, _, diff, sym, _ in group if v in sym and sym <= known]
+        late = [(op, d) for op, d in mine if symbols_of(d) & defs.keys()]
+        mine = [c for c in mine if c not in late]
         budget.left[0] -= 1
         for _, d in mine:
             charge(d)  # (a substitution costs a try per term)
@@ -251,7 +218,8 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
                 return False
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
-                    all(_compares(op, d, there) for op, d in compares):
+                    all(_compares(op, d, there) for op, d in compares) and \
+                    _late(late, defs, {**at, v: k}):
                 if last or assign(i + 1, {**at, v: k}):
                     return True
                 accepted += 1
@@ -268,6 +236,20 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
         SUBSTITUTIONS.reset(token)
 
 
+def _late(late: list, defs: dict, at: dict) -> bool:
+    """Whether each check holding a defined unknown holds at ``at``."""
+    for op, d in late:
+        try:
+            full = defined(d, defs, at)
+            charge(d)
+            value = substitute(d, full)
+        except ZeroDivisionError:
+            return False
+        if not isinstance(value, int) or not COMPARE[op](value, 0):
+            return False  # (a value left open is no witness)
+    return True
+
+
 def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
             budget: _Budget, last: bool) -> Iterable[int]:
     """The values a search tries ``v`` at: where its checks leave it alone and its
@@ -276,8 +258,8 @@ def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
     size :data:`SMALL` of them: it is tried under each set of values of the others)."""
     if any(not may_hold(d, {}) for d in diffs if isinstance(d, int)):
         return  # an equation the other sizes' values decide false
-    alone = [d for d in diffs if _symbols(d) == {v}]
-    bounded = [(op, d) for op, d in compares if _symbols(d) == {v}]
+    alone = [d for d in diffs if symbols_of(d) == {v}]
+    bounded = [(op, d) for op, d in compares if symbols_of(d) == {v}]
     if not (alone or bounded) or budget.asks <= 0:
         yield from range(SMALL)  # (no more asks: its least values only)
         return
