@@ -10,6 +10,7 @@ naming the condition, which ``kt.query`` states in its ``where``. Answers decide
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -19,6 +20,7 @@ from unification import reify, var
 
 import kantensor as kt
 import sizing
+from kantensor.logic import quotients, witness
 from kantensor.logic.terms import fresh
 from kantensor.logic.wording import size_names
 from kantensor.query import UndecidedAnswer
@@ -401,3 +403,125 @@ def test_a_goal_reifying_mid_search_is_told_from_run_by_its_caller_alone():
     assert run(0, n, sq(kt.pattern("float32", (n,)), "float32[3]"), membero(n, outs)) == ()
     with pytest.raises(UndecidedAnswer, match=r"3 == \(_?\w+\*\*2\) % 257"):
         run(0, (n, outs), sq(kt.pattern("float32", (n,)), "float32[3]"))
+
+
+#: a named size ``a`` met with ints by a relation: the equality (``a == 3``) is a
+#: condition of the answer, judged with the equations pending over ``a``
+NAMED_MET = [
+    ("(n)->(n, (n*n) % 257)", lambda a: (a, (a * a) % 257), (3, 1),
+     "1 == (a**2) % 257 and a == 3"),
+    ("(n)->(n, (n*n) % 257)", lambda a: (a, (a * a) % 257), (3, 9), None),
+    ("(a)->(a*a, a)", lambda a: (a * a, a), (1, 3), "1 == a**2 and a == 3"),
+    ("(a)->(a*a, a)", lambda a: (a * a, a), (9, 3), None),
+]
+
+
+@pytest.mark.parametrize(("text", "fn", "out", "said"), NAMED_MET,
+                         ids=[f"{c[0]}={c[2]}" for c in NAMED_MET])
+def test_a_named_size_made_equal_to_an_int_is_judged_with_its_equations(text, fn, out,
+                                                                         said):
+    """A named size met with an int is recorded as an equality (not bound, not pending):
+    the witness must meet it with the equations over that size. Python over the sizes
+    past 257 decides whether some ``a`` gives the output; where none does, ``run``
+    refuses (naming both conditions), where one does, it answers."""
+    holds = any(fn(a) == out for a in WIDE)
+    assert holds == (said is None)
+    a = kt.TensorType("float32", (kt.Dim("a"),))
+    goal = kt.relation(text)(a, f"float32[{out[0]},{out[1]}]")
+    if holds:
+        assert len(run(0, var(), goal)) == 1
+        return
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, var(), goal)
+    assert (e.value.condition, e.value.size) == (said, "a")
+    assert str(kt.query(text, [a], [f"float32[{out[0]},{out[1]}]"])) == "no solutions"
+
+
+@pytest.mark.parametrize(("first", "second"), [(4, 9), (4, 4)])
+def test_two_named_sizes_made_equal_are_judged_with_their_equations(first, second):
+    """``(a*a) % 257 == first``, ``(b*b) % 257 == second`` and ``a == b`` (a relation
+    meeting the two named sizes): a witness needs one size meeting both; Python says
+    whether one exists."""
+    holds = any((k * k) % 257 == first and (k * k) % 257 == second for k in range(257))
+    assert holds == (first == second)
+    A = kt.TensorType("float32", (kt.Dim("a"),))
+    B = kt.TensorType("float32", (kt.Dim("b"),))
+    sq, same = kt.relation("(n)->((n*n) % 257)"), kt.relation("(n),(n)->(n)")
+    X = var()
+    goals = (sq(A, f"float32[{first}]"), sq(B, f"float32[{second}]"), same(A, B, X))
+    if holds:
+        assert len(run(0, X, *goals)) == 1
+        return
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, *goals)
+    assert set(e.value.condition.split(" and ")) == {
+        "4 == (a**2) % 257", "9 == (b**2) % 257", "a == b"}
+    assert e.value.size == "a, b"
+
+
+#: where-clauses beside an equation an unknown is eliminated from (the output size,
+#: ``c``): each refused condition as stated, and every size they state
+STATED = [
+    ("(a),(c)->(c) where c == (a*a) % 257, c > 300",
+     lambda a, c: c == (a * a) % 257 and c > 300,
+     "c > 300 and c == (a**2) % 257"),
+    ("(a),(c)->(c) where c == (a*a) % 257 + (a*a*a) % 263, "
+     "c != (a*a) % 257 + (a*a*a) % 263",
+     lambda a, c: c == (a * a) % 257 + (a ** 3) % 263 != c,
+     "c != (a**2) % 257 + (a**3) % 263 and c == (a**2) % 257 + (a**3) % 263"),
+]
+
+
+@pytest.mark.parametrize(("text", "fn", "said"), STATED, ids=[c[0] for c in STATED])
+def test_a_refusal_states_each_condition_with_its_own_comparison(text, fn, said):
+    """No sizes meet the clauses (Python over ``a`` past both periods and every ``c``
+    they allow); ``run`` refuses, naming each clause with its own comparison (not the
+    eliminated equation's ``==``, none merged into another) and every size the clauses
+    state (the eliminated ``c`` too)."""
+    assert not any(fn(a, c) for a in range(257 * 263) for c in
+                   {(a * a) % 257, (a * a) % 257 + (a ** 3) % 263})
+    ins = [kt.pattern("float32", (var("a"),)), kt.pattern("float32", (var("c"),))]
+    X = var()
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, kt.relation(text)(*ins, X))
+    assert (e.value.condition, e.value.size) == (said, "a, c")
+
+
+#: a group over two sizes whose own methods are asked again and again (each ask may try
+#: thousands of sizes: the classes of a remainder, a min's tail)
+HOSTILE = [
+    ("(a),(b)->(min(max(b,1) - a*a, 3)) where max(b,a)*max(b,a) + 1 < b", 2, (2,),
+     lambda a, b, c: min(max(b, 1) - a * a, 3) == 2 and max(b, a) ** 2 + 1 < b,
+     "2 == min(3, max(1, _2) - _1**2) and max(_1, _2)**2 + 1 < _2"),
+    ("(a),(b),(c)->(max(b,a) - 5*b + c, ((b%c)*(c**4))**2)", 3, (3, 2),
+     lambda a, b, c: c and max(b, a) - 5 * b + c == 3 and ((b % c) * c ** 4) ** 2 == 2,
+     "2 == _3**8*(_2 % _3)**2 and 3 == _3 + max(_1, _2) - 5*_2"),
+]
+
+
+@pytest.mark.parametrize(("text", "n", "out", "fn", "said"), HOSTILE,
+                         ids=[c[0] for c in HOSTILE])
+def test_a_search_charges_its_asks_to_its_tries(monkeypatch, text, n, out, fn, said):
+    """No sizes give the output (Python over small sizes; ``max(b, a)**2 + 1 < b`` and
+    ``((b % c)*c**4)**2 == 2`` hold nowhere): ``run`` refuses, and its search, the
+    methods' asks included, substitutes values into a condition at most
+    :data:`~kantensor.logic.witness.MAX_SEARCH` times (each charged a try per term)."""
+    assert not any(fn(*k) for k in itertools.product(range(40), repeat=3))
+    made = [0]
+    for module in (quotients, witness):
+        counted = module.may_hold
+
+        def counting(diff, at, counted=counted):
+            made[0] += 1
+            return counted(diff, at)
+
+        monkeypatch.setattr(module, "may_hold", counting)
+    ins = [kt.pattern("float32", (var(),)) for _ in range(n)]
+    X = var()
+    with pytest.raises(UndecidedAnswer) as e:
+        run(0, X, kt.relation(text)(*ins, f"float32[{','.join(map(str, out))}]"))
+    tokens = sorted(set(re.findall(r"_\d+", e.value.condition)), key=lambda x: int(x[1:]))
+    assert e.value.size == ", ".join(sorted(tokens))  # (every size, as run shows it)
+    canonical = {x: f"_{i}" for i, x in enumerate(tokens, 1)}  # (tokens vary by run)
+    assert re.sub(r"_\d+", lambda m: canonical[m.group()], e.value.condition) == said
+    assert made[0] <= witness.MAX_SEARCH + 1

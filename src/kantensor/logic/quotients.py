@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from contextvars import ContextVar
 from typing import Any
 
 from ..types.dim import Dim, DimLike, unknown
@@ -26,8 +27,16 @@ from ..types.readback import has_opaque
 from ..types.symbols import free_symbols, substitute
 from .polyends import MAX_DIVIDEND, bounded_sizes, coefficients, int_roots, past_roots
 
-__all__ = ["divided_values", "linear_form", "lone_atom", "may_hold", "named_values",
-           "no_divisor", "tail_values"]
+__all__ = ["SUBSTITUTIONS", "Spent", "charge", "divided_values", "linear_form", "lone_atom",
+           "may_hold", "named_values", "no_divisor", "tail_values"]
+
+#: The substitutions :func:`may_hold` may still make, where a caller bounds the work
+#: of its asks (``run``'s witness search: one budget over all its asks), else None.
+SUBSTITUTIONS: ContextVar[list[int] | None] = ContextVar("SUBSTITUTIONS", default=None)
+
+
+class Spent(Exception):
+    """:data:`SUBSTITUTIONS` ran out: the ask is abandoned (its caller refuses)."""
 
 #: Most divisors a quotient leaves listed (more: the equation waits, as before); the
 #: largest dividend whose divisors a remainder lists is polyends.MAX_DIVIDEND.
@@ -432,9 +441,20 @@ def _difference(c: Any, s: dict) -> DimLike | None:
         return None
 
 
+def charge(diff: DimLike) -> None:
+    """Count a substitution of values into ``diff`` against :data:`SUBSTITUTIONS` (where
+    a caller set it) by its work, one per term of ``diff``; :class:`Spent` past it."""
+    left = SUBSTITUTIONS.get()
+    if left is not None:
+        left[0] -= len(diff._terms) if isinstance(diff, Dim) else 1
+        if left[0] < 0:
+            raise Spent
+
+
 def may_hold(diff: DimLike, at: dict) -> bool:
     """``diff == 0`` may hold with the names ``at`` their values: not where it is then a
-    nonzero int, nor where it has no value (a divisor 0)."""
+    nonzero int, nor where it has no value (a divisor 0). Charged (:func:`charge`)."""
+    charge(diff)
     try:
         value = substitute(diff, at)
     except ZeroDivisionError:

@@ -19,7 +19,7 @@ from ..types.conditions import Condition
 from ..types.facts import EMPTY, Facts
 from .terms import ASSUMED, FACTS, GROUND, VARS, Symbol, TensorTerm, isvar, walk
 
-__all__ = ["facts_of", "kept_rigid", "unify_rigid"]
+__all__ = ["assumed_of", "facts_of", "kept_rigid", "unify_rigid"]
 
 
 def unify_rigid(u: Any, v: Any, s: dict) -> dict | bool:
@@ -51,10 +51,16 @@ def _decide(s: dict, a: Any, b: Any) -> bool | None:
     and the equalities recorded so far: ``b == 1`` recorded, ``b == 2`` is False (never
     two contradictory conditions of one answer); None where they leave it open."""
     facts = facts_of(s)
-    assumed = s.get(ASSUMED, ())
+    assumed = assumed_of(s)
     if assumed:
-        facts = facts.with_(*(Condition(x, "==", y) for x, y, _ in assumed))
+        facts = facts.with_(*(Condition(x, "==", y) for x, y in assumed))
     return facts.decide((a, "==", b))
+
+
+def assumed_of(s: dict) -> tuple[tuple[Any, Any], ...]:
+    """The equalities a solve recorded as conditions of its answer
+    (:data:`~.terms.ASSUMED`): a named size's Dim and another's, or an int."""
+    return tuple((x, y) for x, y, _ in s.get(ASSUMED, ()))
 
 
 def facts_of(s: dict) -> Facts:

@@ -6,13 +6,14 @@ that some values of those sizes meet it. Propagation decides most such equations
 or bind the unknown); one none of its methods decides (``(b*b) % 257 == 3``: int
 divisors whose classes are too many to read) would make the answer a guess. So before
 a :class:`~.store.TypeState` is reified, the pending equations and where-clauses,
-grouped by the sizes they share (and by the facts' atoms tying named sizes), are
+and the equalities of named sizes the solve recorded, grouped by the sizes they share, are
 judged by a witness: values at which all of a group's hold, looked for among the few
 values the methods of :mod:`.oneunknown` and :mod:`.quotients` leave or the bounds
 allow, else among the sizes up to :data:`MAX_WITNESS` (one size); a group over several
 sizes gives them values one at a time, each size its least values or, once the
 others have theirs, those its own methods leave (:func:`_search`, at most
-:data:`MAX_SEARCH` tries). Where none is found the answer is not given:
+:data:`MAX_SEARCH` tries, a substitution charged a try per term). Where none is found the
+answer is not given:
 :class:`UndecidedAnswer` names the condition, which ``kt.query`` states in its
 answer's ``where``.
 """
@@ -30,11 +31,12 @@ from unification.core import reify
 from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.prove import bounds
-from ..types.symbols import free_symbols, substitute
+from ..types.symbols import substitute
 from .dims import COMPARE, Compare, Equation
+from .eliminate import defined, eliminated, resolved, symbols_of
 from .oneunknown import candidates
-from .quotients import may_hold, named_values, tail_values
-from .rigid import facts_of
+from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
+from .rigid import assumed_of
 from .store import TypeState, TypeStore
 from .wording import size_names
 
@@ -55,9 +57,6 @@ MAX_VALUES = 1 << 16
 #: asked for values (each may cost an elimination): a hostile group stays bounded.
 MAX_SEARCH = 1 << 12
 MAX_ASKS = 64
-
-#: What one substitution of values into a check costs, in tries.
-SUBSTITUTION = 4
 
 #: The fewest values of a size that is not the last of a search (values its own
 #: checks allow) the next sizes are searched under (two sizes: 64 each, three: 16).
@@ -93,98 +92,50 @@ def judge(S: TypeState) -> None:
     if S.__dict__.get("_judged"):
         return
     store = S.constraints.get(TypeStore)
-    if store is not None and store.pending:
-        _judge(store.pending, S.data)
+    pending = store.pending if store is not None else ()
+    if pending or assumed_of(S.data):
+        _judge(pending, S.data)
     S.__dict__["_judged"] = True
 
 
 def _judge(pending: tuple, s: dict) -> None:
-    """Group the pending equations and where-clauses, with the facts' atoms over the
-    named sizes they mention, by the sizes they share, and find a witness for each
-    group: one size alone by :func:`_witness`, several by :func:`_search`; a group with
-    none found raises."""
-    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset]] = []
-    for c in pending:
-        if not isinstance(c, Equation | Compare):
-            continue
+    """Group the pending equations and where-clauses, and the equalities of named sizes
+    the solve recorded (:func:`~.rigid.assumed_of`: ``a == 3``, ``a == b``, conditions
+    of the answer too), by the sizes they share, and find a witness for each group: one
+    size alone by :func:`_witness`, several by :func:`_search`; a group with none found
+    raises, naming each condition with its own comparison and the sizes they state.
+    (``run``'s states carry no facts: only ``kt.query``'s forward solve has them, and it
+    never reifies a state.)"""
+    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset, str]] = []
+    stated = [("==" if isinstance(c, Equation) else c.op, c.left, c.right)
+              for c in pending if isinstance(c, Equation | Compare)]
+    for op, left, right in stated:
         try:
-            left, right = c.left.value(s), c.right.value(s)
+            left, right = left.value(s), right.value(s)
         except ZeroDivisionError:
             continue
         diff = left - right
-        symbols = frozenset(free_symbols(diff)) if isinstance(diff, Dim) else frozenset()
-        checks.append(("==" if isinstance(c, Equation) else c.op, left, right, diff,
-                       symbols))
-    checks = _eliminated(checks)
-    for sizes, group in _groups(checks + _atoms(checks, facts_of(s))):
-        if _found(sizes, group, s, pending):
-            continue
-        stated = [c for c in group if c[1] is not None]  # not a fact's atom
-        names = size_names([*(x for c in stated for x in c[1:3]),
-                            *(unknown(v) for v in sizes if not isinstance(v, str))])
-        said = dict.fromkeys(  # (an equation an unknown was eliminated from: as written)
-            f"{_text(left, names)} {'==' if left - right != diff else op} "
-            f"{_text(right, names)}" for op, left, right, diff, _ in stated)
-        raise UndecidedAnswer(" and ".join(said),
-                              ", ".join(sorted(v if isinstance(v, str) else str(names[v])
-                                               for v in sizes)))
+        checks.append((op, left, right, diff, symbols_of(diff), op))
+    for x, y in assumed_of(s):
+        diff = x - y
+        checks.append(("==", x, y, diff, symbols_of(diff), "=="))
+    checks, defs = eliminated(checks)
+    for sizes, group in _groups(checks):
+        if not _found(sizes, group, s, pending, defs):
+            raise _refused(group)
 
 
-def _atoms(checks: list, facts: Any) -> list:
-    """The facts' atoms (``a > b``) over the named sizes the checks mention, and over
-    those sizes' (closed over): a witness of the checks must meet them together, so
-    they join the named sizes they tie into one group (``left`` None: no condition to
-    name)."""
-    names = {v for *_, symbols in checks for v in symbols if isinstance(v, str)}
-    found: list = []
-    atoms = [(d, op, _symbols(d)) for d, op, _ in (c.triple() for c in facts.atoms)]
-    while True:
-        more = [(op, None, None, d, sym) for d, op, sym in atoms
-                if sym & names and not any(d is a[3] for a in found)]
-        if not more:
-            return found
-        found += more
-        names |= {v for *_, sym in more for v in sym}
-
-
-def _eliminated(checks: list) -> list:
-    """The checks with each unknown an equation gives as the value of the others
-    (``? == a//b``: an open output size) replaced by that value in the rest, and the
-    equation by the value's being a size (``a//b >= 0``, and has a value)."""
-    checks = list(checks)
-    changed = True
-    while changed:
-        changed = False
-        for i, (op, left, right, diff, symbols) in enumerate(checks):
-            if op != "==":
-                continue
-            for u in sorted((v for v in symbols if not isinstance(v, str)), key=repr):
-                value = _solved(diff, u)
-                if value is None:
-                    continue
-                rest = [(o, lt, rt, substitute(d, {u: value}), s - {u} | _symbols(value))
-                        if u in s else (o, lt, rt, d, s)
-                        for j, (o, lt, rt, d, s) in enumerate(checks) if j != i]
-                checks = [*rest, (">=", left, right, value, _symbols(value))]
-                changed = True
-                break
-            if changed:
-                break
-    return checks
-
-
-def _symbols(x: DimLike) -> frozenset:
-    return frozenset(free_symbols(x)) if isinstance(x, Dim) else frozenset()
-
-
-def _solved(diff: DimLike, u: Any) -> DimLike | None:
-    """``e`` with ``diff == 0`` exactly where the unknown ``u`` is ``e`` (``diff`` is
-    ``±u`` plus terms without ``u``), else None."""
-    for sign in (1, -1):
-        rest = diff - sign * unknown(u)
-        if u not in _symbols(rest):
-            return -sign * rest
-    return None
+def _refused(group: list) -> UndecidedAnswer:
+    """The refusal of a group: each condition as stated, with its own comparison (an
+    equation an unknown was eliminated from as the equation it was), and the sizes
+    those conditions state."""
+    values = [x for c in group for x in c[1:3]]
+    names = size_names(values)
+    said = dict.fromkeys(f"{_text(left, names)} {op} {_text(right, names)}"
+                         for _, left, right, _, _, op in group)
+    sizes = {x for v in values for x in symbols_of(v)}
+    return UndecidedAnswer(" and ".join(said), ", ".join(sorted(
+        v if isinstance(v, str) else str(names[v]) for v in sizes)))
 
 
 def _text(x: DimLike, names: dict) -> str:
@@ -206,38 +157,41 @@ def _groups(checks: list) -> list[tuple[list, list]]:
     return [(sorted(sizes, key=repr), members) for sizes, members in groups]
 
 
-def _found(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+def _found(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
     """Whether a witness of the group's checks is found."""
+    if len(sizes) > 1:
+        return _search(sizes, group, s, pending, defs)
+    group = [(c[0], *c[1:3], resolved(c[3], defs), *c[4:]) for c in group]
     if not sizes:  # no size left: the check is an int, or has no value
         return all(_compares(op, diff, {}) if op != "==" else may_hold(diff, {})
-                   for op, _, _, diff, _ in group)
+                   for op, _, _, diff, *_ in group)
     if len(sizes) == 1:
         (v,) = sizes
-        diffs = [diff for op, _, _, diff, _ in group if op == "=="]
-        compares = [(op, diff) for op, _, _, diff, _ in group if op != "=="]
+        diffs = [diff for op, _, _, diff, *_ in group if op == "=="]
+        compares = [(op, diff) for op, _, _, diff, *_ in group if op != "=="]
         return _witness(v, diffs, compares, s, pending) is not None
-    return _search(sizes, group, s, pending)
+    return False  # (unreachable: several sizes are searched)
 
 
 class _Budget:
     """What a search over several sizes may still spend: value tries, and asks of a
     size's own methods (each may cost an elimination)."""
 
-    __slots__ = ("tries", "asks")
+    __slots__ = ("left", "asks")
 
     def __init__(self) -> None:
-        self.tries, self.asks = MAX_SEARCH, MAX_ASKS
+        self.left, self.asks = [MAX_SEARCH], MAX_ASKS  # (left: SUBSTITUTIONS's, shared)
 
 
-def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
+def _search(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
     """Whether some values of the sizes, together, meet every check of the group: the
     sizes are given values one at a time (those fewest equations tie first), each check
     judged once its sizes all have one; a size a check leaves alone once the others
     have values is tried at the values its own methods leave (the few roots or
     classes, its bounds: ``a*b + c*d == 7`` at a = b = c = 0 is ``7 == 0``, at
-    c = 1 it leaves d = 7), else at its least values. At most :data:`MAX_SEARCH`
-    tries in all."""
-    facts = facts_of(s)
+    c = 1 it leaves d = 7), else at its least values; a check holding a defined
+    unknown (:func:`~.eliminate.eliminated`) is judged at each value, the unknown's value
+    evaluated there. At most :data:`MAX_SEARCH` tries in all."""
     order = sorted(sizes, key=lambda v: (sum(1 for c in group if c[0] == "==" and
                                              v in c[4]), repr(v)))
     budget = _Budget()
@@ -246,10 +200,12 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
     def assign(i: int, at: dict) -> bool:
         v = order[i]
         known = {*at, v}
-        mine = [(op, diff) for op, _, _, diff, sym in group if v in sym and sym <= known]
-        budget.tries -= 1 + SUBSTITUTION * len(mine)  # (a substitution costs some tries)
-        if budget.tries < 0:
-            return False
+        mine = [(op, diff) for op, _, _, diff, sym, _ in group if v in sym and sym <= known]
+        late = [(op, d) for op, d in mine if symbols_of(d) & defs.keys()]
+        mine = [c for c in mine if c not in late]
+        budget.left[0] -= 1
+        for _, d in mine:
+            charge(d)  # (a substitution costs a try per term)
         try:
             diffs = [substitute(d, at) for op, d in mine if op == "=="]
             compares = [(op, substitute(d, at)) for op, d in mine if op != "=="]
@@ -257,14 +213,13 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
             return False
         last, accepted = i + 1 == len(order), 0
         for k in _values(v, diffs, compares, s, pending, budget, last):
-            budget.tries -= 1
-            if budget.tries < 0:
+            budget.left[0] -= 1
+            if budget.left[0] < 0:
                 return False
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
                     all(_compares(op, d, there) for op, d in compares) and \
-                    (not isinstance(v, str) or facts.decide((Dim(v) - k, "==", 0))
-                     is not False):
+                    _late(late, defs, {**at, v: k}):
                 if last or assign(i + 1, {**at, v: k}):
                     return True
                 accepted += 1
@@ -272,7 +227,27 @@ def _search(sizes: list, group: list, s: dict, pending: tuple) -> bool:
                     return False
         return False
 
-    return assign(0, {})
+    token = SUBSTITUTIONS.set(budget.left)  # (every substitution of the search, the
+    try:  # methods' asks too, is charged: may_hold, charge)
+        return assign(0, {})
+    except Spent:
+        return False
+    finally:
+        SUBSTITUTIONS.reset(token)
+
+
+def _late(late: list, defs: dict, at: dict) -> bool:
+    """Whether each check holding a defined unknown holds at ``at``."""
+    for op, d in late:
+        try:
+            full = defined(d, defs, at)
+            charge(d)
+            value = substitute(d, full)
+        except ZeroDivisionError:
+            return False
+        if not isinstance(value, int) or not COMPARE[op](value, 0):
+            return False  # (a value left open is no witness)
+    return True
 
 
 def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
@@ -283,8 +258,8 @@ def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
     size :data:`SMALL` of them: it is tried under each set of values of the others)."""
     if any(not may_hold(d, {}) for d in diffs if isinstance(d, int)):
         return  # an equation the other sizes' values decide false
-    alone = [d for d in diffs if _symbols(d) == {v}]
-    bounded = [(op, d) for op, d in compares if _symbols(d) == {v}]
+    alone = [d for d in diffs if symbols_of(d) == {v}]
+    bounded = [(op, d) for op, d in compares if symbols_of(d) == {v}]
     if not (alone or bounded) or budget.asks <= 0:
         yield from range(SMALL)  # (no more asks: its least values only)
         return
@@ -304,27 +279,23 @@ def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
 def _witness(v: Any, diffs: list, compares: Iterable, s: dict, pending: tuple
              ) -> int | None:
     """A size at which every equation ``diff == 0`` of ``diffs`` and every comparison
-    ``diff op 0`` of ``compares`` holds (and, for a named size, that the facts allow),
+    ``diff op 0`` of ``compares`` holds,
     or None where none is found among the :data:`SMALL` sizes and :func:`_tried`."""
-    facts = facts_of(s)
-    found = _first(v, range(SMALL), diffs, compares, facts)
+    found = _first(v, range(SMALL), diffs, compares)
     if found is not None:
         return found
     tried = _tried(v, diffs, s, pending, compares)
-    return None if tried is None else _first(v, tried, diffs, compares, facts)
+    return None if tried is None else _first(v, tried, diffs, compares)
 
 
-def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable, facts: Any
-           ) -> int | None:
+def _first(v: Any, tried: Iterable[int], diffs: list, compares: Iterable) -> int | None:
     compares = tuple(compares)
     for k in tried:
         if k < 0:
             continue  # no size
         at = {v: k}
         if all(may_hold(d, at) for d in diffs) and all(_compares(op, d, at)
-                                                       for op, d in compares) \
-                and (not isinstance(v, str)
-                     or facts.decide((Dim(v) - k, "==", 0)) is not False):
+                                                       for op, d in compares):
             return k
     return None
 
@@ -376,6 +347,7 @@ def _exact(v: Any, diffs: list, s: dict, pending: tuple, compares: Iterable = ()
 
 
 def _compares(op: str, diff: DimLike, at: dict) -> bool:
+    charge(diff)
     try:
         value = substitute(diff, at)
     except ZeroDivisionError:
