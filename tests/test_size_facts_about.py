@@ -4,6 +4,9 @@ facts, to a fixed point), on random sets of facts over a few sizes."""
 
 from __future__ import annotations
 
+import sys
+import threading
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -82,3 +85,47 @@ def test_facts_grown_step_by_step_answer_as_facts_made_whole(steps, asked, quest
             for q in questions:
                 assert grown.decide(q) == whole.decide(q), (grown, q)
         facts = noted
+
+
+
+def _asked_at_once(sets: list[Facts], symbols: set[str]) -> list:
+    """``set.about(symbols)``'s atoms for each set, asked by a thread each, all at once
+    (the exception where one raised)."""
+    found: list = [None] * len(sets)
+    barrier = threading.Barrier(len(sets))
+
+    def ask(t: int) -> None:
+        barrier.wait()
+        try:
+            found[t] = sets[t].about(symbols).atoms
+        except Exception as exc:  # noqa: BLE001 (reported by the test, with its set)
+            found[t] = exc
+
+    threads = [threading.Thread(target=ask, args=(t,)) for t in range(len(sets))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return found
+
+
+def test_sets_sharing_a_pending_chain_answer_from_many_threads() -> None:
+    """Four threads ask four sets grown from one long chain of pending parts at once
+    (threads switched as often as Python allows): each joins the chain, or reads the
+    parts another made, and answers the brute-force closure. Main cleared a joined
+    step's parent while another thread walked through it: TypeError (a race about
+    would have left a contract weaker, caught as a body's refusal)."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(sizing.size("FACTS_THREAD_TRIALS", 40, 400)):
+            base = EMPTY.with_(Condition(Dim("a0"), ">=", 1))
+            base.about({"a0"})  # (parts made: the sets grown from it carry them pending)
+            facts = base
+            for k in range(1, 300):
+                facts = facts.with_(Condition(Dim(f"a{k}"), ">=", Dim(f"a{k - 1}")))
+            kids = [facts.with_(Condition(Dim(f"b{t}"), ">=", 1)) for t in range(4)]
+            for kid, found in zip(kids, _asked_at_once(kids, {"a3"}), strict=True):
+                assert found == _closure(kid.atoms, {"a3"}), found
+    finally:
+        sys.setswitchinterval(interval)

@@ -43,10 +43,22 @@ __all__ = ["Recurrence", "after_any", "iteration_count", "runtime_types", "scope
 
 
 def scope_names(scope: Any) -> set[str]:
-    """The named sizes of every type the scope (and the scopes around it) holds."""
+    """The named sizes the scope (and the scopes around it) knows: in its types, its
+    known values (an outer Loop's iteration number is only a value) and its facts. A
+    loop names its sizes by spelling, so a name in none of these would be fresh only
+    in the types and take an outer body's fact (``L_s0 <= N - 1`` of its iteration
+    number) as its own."""
     taken: set[str] = set()
+    facts_seen: set[int] = set()
     while scope is not None:
         taken |= names_in(scope.types.values())
+        for value in scope.values.values():
+            if isinstance(value, np.ndarray) and value.dtype == object:
+                taken |= {s for d in value.flat for s in _symbols(d) if isinstance(s, str)}
+        facts = getattr(scope, "facts", EMPTY)
+        if id(facts) not in facts_seen:
+            facts_seen.add(id(facts))
+            taken |= {s for c in facts for s in c.symbols() if isinstance(s, str)}
         scope = scope.parent
     return taken
 

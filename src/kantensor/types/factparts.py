@@ -48,14 +48,28 @@ def hold_all(parts: Parts, symbols: Iterable[Hashable], total: int) -> bool:
 
 
 class Pending:
-    """Parts not made yet: a parent's (made or pending) and the conditions added to it
-    (``parts``: made, once asked of it or of a set grown from it). Most sets a model
-    grows are never asked (a build's own, its node's), so none is joined until asked."""
+    """Parts not made yet: a parent's (made or pending) and the conditions added to it,
+    joined once asked of it or of a set grown from it. Most sets a model grows are never
+    asked (a build's own, its node's), so none is joined until asked.
 
-    __slots__ = ("parent", "added", "parts")
+    Its one slot ``state`` is ``(parent, added)`` (a :class:`_Step`) until joined, then
+    the parts made, so a reader sees the one or the other, never half: threads asking
+    sets that share a chain each see a whole step or its parts (made twice at worst),
+    and a joined step lets its parent go."""
+
+    __slots__ = ("state",)
 
     def __init__(self, parent: Parts | Pending, added: list) -> None:
-        self.parent, self.added, self.parts = parent, added, None
+        self.state: _Step | Parts = _Step(parent, added)
+
+
+class _Step(tuple):
+    """A pending set's ``(parent, added)``: a type of its own, told from made parts."""
+
+    __slots__ = ()
+
+    def __new__(cls, parent: Parts | Pending, added: list) -> _Step:
+        return super().__new__(cls, (parent, added))
 
 
 def grown(parts: Parts | Pending, added: list) -> Parts | Pending:
@@ -64,15 +78,16 @@ def grown(parts: Parts | Pending, added: list) -> Parts | Pending:
 
 
 def made(parts: Parts | Pending) -> Parts:
-    """``parts`` joined by every condition pending on them (a chain: no recursion)."""
+    """``parts`` joined by every condition pending on them (a chain: no recursion). Each
+    step is read once into locals (another thread may join it meanwhile)."""
     chain = []
     while type(parts) is Pending:
-        if parts.parts is not None:
-            parts = parts.parts
+        state = parts.state
+        if type(state) is not _Step:
+            parts = state
             break
-        chain.append(parts)
-        parts = parts.parent
-    for pending in reversed(chain):
-        parts = pending.parts = joined(parts, pending.added)
-        pending.parent = pending.added = None  # (made: its parent may go)
+        chain.append((parts, state[1]))
+        parts = state[0]
+    for pending, added in reversed(chain):
+        parts = pending.state = joined(parts, added)
     return parts
