@@ -117,4 +117,4 @@ def exhaustive(cases: list[tuple[Condition, ...]], facts: Any) -> bool:
                 return False
     else:
         ways = [negated]
-    return not any(facts.with_(*way).consistent() for way in ways)
+    return not any(facts.allows(way) for way in ways)

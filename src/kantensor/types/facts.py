@@ -26,13 +26,14 @@ from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
 from .productsign import decided as by_factors
+from .prove import MAX_QUESTION_TERMS, proves, terms_of
 from .prove import bounds as _bounds
-from .prove import proves
 from .quotientbound import upper
 from .readback import has_opaque
 from .stated import GENERAL as _GENERAL
 from .stated import implied, lower_bounds, rising, rising_facts
 from .stated import unfacted as _unfacted
+from .symbols import free_symbols
 
 __all__ = ["EMPTY", "Facts", "simplify"]
 
@@ -45,7 +46,7 @@ class Facts:
     Immutable and hashable; adding conditions gives a new Facts."""
 
     __slots__ = ("atoms", "_triples", "_hash", "_symbols", "_about", "_lows", "_rising",
-                 "_box", "_grew", "_parts")
+                 "_box", "_grew", "_parts", "_weight")
 
     def __init__(self, atoms: Iterable[Condition] = ()):
         atoms = frozenset(atoms)
@@ -58,6 +59,7 @@ class Facts:
         self._rising: bool | None = None  # see unbounded
         self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
         self._parts: Any = None  # its parts sharing no symbol, or pending (see about)
+        self._weight: int | None = None  # its triples' terms in all (see oversized)
         self._grew: tuple | None = None  # the conditions with_ last added, and what the
         # set it made knew of its atoms' least values, trend and box (see _grown): the
         # atoms' keys' alone, so the same for equal conditions of other sources
@@ -231,7 +233,7 @@ class Facts:
             self._box, found = factbox.proven(self._box, (d, op, 0), True)  # (the prover's
             if found is None:  # over its box, not made again: see .factbox)
                 found = proves(self.triples, (d, op, 0))
-            return True if found else None
+            return True if found else self._nearer(d, op)
         formed = None
         if op in ("==", "!=") and has_opaque(d) and not getattr(_FORMING, "on", False):
             formed = self._formed(condition)  # (first: a floor chain's max atoms split
@@ -244,7 +246,50 @@ class Facts:
             found = by_factors(d, op, self.bounds)  # disjoint sizes: by factors' bounds
         if found is None and formed is None and type(d) is Dim and by_size(d):
             found = self._nowhere_defined(d, op)
+        if found is None and formed is None:
+            found = self._nearer(d, op)
         return formed if found is None else found
+
+    def oversized(self, *sizes: DimLike) -> bool:
+        """Whether a question over ``sizes`` under these facts has more terms than the
+        prover takes (:data:`~.prove.MAX_QUESTION_TERMS`: it gives up at once)."""
+        weight = self._weight
+        if weight is None:
+            weight = self._weight = terms_of(x for t in self.triples for x in (t[0], t[2]))
+        return weight + terms_of(sizes) > MAX_QUESTION_TERMS
+
+    def near(self, symbols: Iterable[Hashable]) -> Facts:
+        """The facts over ``symbols`` alone (every symbol of each among them): fewer
+        facts a question over ``symbols`` is asked again under where all of them are too
+        many for the prover (a model's facts of a hundred NonZero counts, one of them
+        ``NonZero_30 <= N``). What they imply, all of them imply: a proof from them holds
+        wherever every fact does."""
+        wanted = frozenset(symbols)
+        kept = [c for c in self.atoms if c.symbols() <= wanted]
+        return self if len(kept) == len(self.atoms) else Facts(kept)
+
+    def _nearer(self, d: DimLike, op: str) -> bool | None:
+        """True where the facts over ``d``'s symbols alone (:meth:`near`) imply ``d op
+        0``, asked where all the facts are too many for the prover; else None. Only True
+        is taken from them (their False, sound too, is left to the whole set: a refuted
+        condition is an error, said only where every fact is weighed)."""
+        if not self.atoms or not self.oversized(d):
+            return None
+        fewer = self.near(free_symbols(d))
+        return True if fewer is not self and fewer.decide((d, op, 0)) is True else None
+
+    def allows(self, conditions: Iterable[Condition]) -> bool:
+        """False where no sizes meet these facts and ``conditions`` at once (as far as it
+        is shown: :meth:`consistent`, and where all the facts are too many for the
+        prover, the facts over the conditions' symbols alone, :meth:`near`), else True."""
+        conditions = list(conditions)
+        grown = self.with_(*conditions)
+        if not grown.consistent():
+            return False
+        if not self.atoms or not grown.oversized():
+            return True
+        fewer = self.near(frozenset().union(*(c.symbols() for c in conditions)))
+        return fewer is self or fewer.with_(*conditions).consistent()
 
     def _nowhere_defined(self, d: Dim, op: str) -> bool | None:
         """False where the facts and each size ``d`` divides by nonzero refute ``d op 0``:
@@ -322,6 +367,10 @@ class Facts:
         that side as far as they show)."""
         if isinstance(x, int):
             return x, x
+        if self.atoms and self.oversized(x):  # (the prover's bounds under all: none)
+            fewer = self.near(free_symbols(x))
+            if fewer is not self:
+                return fewer.bounds(x)
         return _bounds(self.triples, x)
 
     def simplify(self, x: DimLike) -> DimLike:

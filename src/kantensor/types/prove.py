@@ -31,7 +31,7 @@ from .onesize import over_one_size
 from .poly import Opaque
 
 __all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds", "order",
-           "proves"]
+           "proves", "terms_of"]
 
 #: The most combinations of min/max cases a proof splits into (then bounded one-sided).
 MAX_CASES: Final = 64
@@ -45,6 +45,12 @@ Relation = tuple[Linear, str]
 def _terms(x: Any) -> tuple | int:
     """The canonical terms of a size (an int is a constant)."""
     return x if isinstance(x, int) else x._terms
+
+
+def terms_of(sides: Iterable[Any]) -> int:
+    """How many terms the sizes ``sides`` have in all: what :func:`proves` and
+    :func:`bounds` weigh against :data:`MAX_QUESTION_TERMS`."""
+    return sum(len(_terms(x)) for x in sides if not isinstance(x, int))
 
 
 class _System:
@@ -120,6 +126,8 @@ class _System:
                     self.ineqs.append(diff if a.op == "min" else scale(diff, -1))
             return args[i]
         m = ({("m", a): 1}, 0)  # one-sided: m <= every argument (min), >= (max)
+        if nonnegative_atom(a):  # (and >= 0 where its arguments are: min(300, u) == 0
+            self.ineqs.append(m)  # fails only as min(300, u) >= 1, not as < 0)
         for g in args:
             diff = add(g, m, -1)
             self.ineqs.append(diff if a.op == "min" else scale(diff, -1))
@@ -257,8 +265,8 @@ def proves(facts: tuple[tuple[Any, str, Any], ...], goal: tuple[Any, str, Any]) 
     size is ``>= 0``. True only when proven."""
     left, op, right = goal
     sides = [x for f in facts for x in (f[0], f[2])] + [left, right]
-    if sum(len(_terms(x)) for x in sides if not isinstance(x, int)) > MAX_QUESTION_TERMS:
-        return False  # too large to reason about cheaply: not proven
+    if terms_of(sides) > MAX_QUESTION_TERMS:
+        return _lumped(facts, goal, sides)  # (else too large to reason about cheaply)
     found = over_one_size(facts, goal)
     if found is None:  # facts of one symbol each, monotone: at the corners of their box
         found = monotone.proves(facts, goal)
@@ -287,6 +295,96 @@ def _eliminates(facts: tuple, goal: tuple, sides: list) -> bool:
             if not infeasible(ineqs, system.eqs):
                 return False
     return True
+
+
+class _Lumped:
+    """A size with some of its terms lumped into one (see :func:`_lumped`): what
+    :class:`_System` reads of a size, its terms."""
+
+    __slots__ = ("_terms",)
+
+    def __init__(self, terms: tuple) -> None:
+        self._terms = terms
+
+
+def _lumped(facts: tuple, goal: tuple, sides: list) -> bool:
+    """:func:`proves` of a question too large for it, its repeated sums each made one
+    size: terms ``>= 0`` that occur in the same sides with one coefficient a side (the
+    ``min(300, NonZero_i)`` of a hundred classes summed, in a fact ``If <= M`` and in a
+    question ``M >= 1 or min(300, If) == 0``) are one size ``s >= 0``. That loses only
+    what ties ``s`` to its terms: a proof over it holds of every value of the sum. The
+    facts that share no size with the goal or a sum, not even through others, are left out
+    (a proof from fewer facts holds where all do). False (not proven) where the question
+    stays too large."""
+    where: dict[tuple, list] = {}  # a term's monomial -> [(side, its coefficient)]
+    for i, x in enumerate(sides):
+        if not isinstance(x, int):
+            for mono, c in x._terms:
+                if mono:
+                    where.setdefault(mono, []).append((i, c))
+    blocks: dict[tuple, list] = {}
+    for mono, at in where.items():
+        if all(nonnegative_atom(a) or p % 2 == 0 for a, p in mono):
+            blocks.setdefault(tuple(at), []).append(mono)
+    lump: dict[tuple, Any] = {}  # monomial -> its block's one size
+    for k, monos in enumerate(blocks.values()):
+        if len(monos) > 1:
+            for mono in monos:
+                lump[mono] = ((("lumped", k), 1),)
+    if not lump:
+        return False
+
+    def lumped(x: Any) -> Any:
+        if isinstance(x, int):
+            return x
+        kept: dict[tuple, int] = {}
+        for mono, c in x._terms:
+            key = lump.get(mono, mono)
+            if key is mono or key not in kept:
+                kept[key] = c  # (one coefficient a side: the block's once)
+        return _Lumped(tuple(kept.items()))
+
+    facts = tuple((lumped(a), op, lumped(b)) for a, op, b in facts)
+    goal = (lumped(goal[0]), goal[1], lumped(goal[2]))
+    facts = _linked(facts, goal, {m[0][0] for m in lump.values()})
+    sides = [x for f in facts for x in (f[0], f[2])] + [goal[0], goal[2]]
+    if terms_of(sides) > MAX_QUESTION_TERMS:
+        return False
+    return _eliminates(facts, goal, sides)
+
+
+def _names(x: Any) -> set:
+    """The atoms of a size, and of its atoms' arguments."""
+    found: set = set()
+    stack = [x]
+    while stack:
+        terms = _terms(stack.pop())
+        if isinstance(terms, int):
+            continue
+        for mono, _ in terms:
+            for atom, _ in mono:
+                if atom not in found:
+                    found.add(atom)
+                    if isinstance(atom, Opaque):
+                        stack.extend(atom.args)
+    return found
+
+
+def _linked(facts: tuple, goal: tuple, seeds: set) -> tuple:
+    """The facts that share an atom with the goal or ``seeds``, or with a fact that
+    does, and so on (a goal ``0 >= 1``, whether the facts meet, names none)."""
+    named = [_names(f[0]) | _names(f[2]) for f in facts]
+    seen = _names(goal[0]) | _names(goal[2]) | seeds
+    kept: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for i, names in enumerate(named):
+            if i not in kept and not names.isdisjoint(seen):
+                kept.add(i)
+                seen |= names
+                grew = True
+    return tuple(f for i, f in enumerate(facts) if i in kept)
 
 
 def order(diff: Any) -> int | None:
@@ -323,7 +421,7 @@ def bounds(facts: tuple[tuple[Any, str, Any], ...], x: Any) -> tuple[int | None,
     ``>= 0``, as far as elimination shows (None: unbounded, or not shown); in a case
     that cannot happen, nothing. ``(1, 0)``: no point meets the facts."""
     sides = [y for f in facts for y in (f[0], f[2])] + [x]
-    if sum(len(_terms(y)) for y in sides if not isinstance(y, int)) > MAX_QUESTION_TERMS:
+    if terms_of(sides) > MAX_QUESTION_TERMS:
         return None, None
     found = monotone.bounds(facts, x)
     if found is not None:
