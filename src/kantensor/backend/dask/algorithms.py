@@ -334,6 +334,10 @@ _A = Algorithm
 #: leave one) carries an empty one, and the blocks after it lose their rows, so unknown
 #: sizes only off the scanned axis (its sizes computed, empty chunks dropped)
 _SCANNED = except_along("axis", None)
+#: Dask's arg-reductions offset each block's index by the sizes of the reduced axis's
+#: chunks only: unknown sizes on the other axes are taken (an empty block's arg-reduction
+#: along another axis is empty)
+_ARG = except_along("axis", None)
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
@@ -346,8 +350,10 @@ ALGORITHMS: dict[str, Algorithm] = {
               moments_of_one_axis),
     "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes,
               moments_of_one_axis),
-    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
-    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
+    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes,
+                 _ARG),
+    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes,
+                 _ARG),
     "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,
                reduces_empty),
     "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes, always),
