@@ -10,6 +10,7 @@ or a concatenation along the rows does not, and stays refused (or takes the size
 
 from __future__ import annotations
 
+import dask.array as da
 import numpy as np
 import pytest
 
@@ -51,6 +52,11 @@ KEPT = [
      lambda a: np.count_nonzero(a, axis=1) + a[:, 0]),
     ("norm_plus", lambda y: kt.norm(y, axis=1) + y[:, 0],
      lambda a: np.linalg.norm(a, axis=1) + a[:, 0]),
+    ("flip_columns", lambda y: kt.flip(y, axis=1) + y, lambda a: a[:, ::-1] + a),
+    ("diff_columns", lambda y: kt.diff(y, axis=1) * y[:, :1],
+     lambda a: np.diff(a, axis=1) * a[:, :1]),
+    ("diff_bool_columns", lambda y: kt.diff(y > 0, axis=1) & (y[:, 1:] > 1),
+     lambda a: np.diff(a > 0, axis=1) & (a[:, 1:] > 1)),
     ("row_index_kept", lambda y: y[:, 1] * kt.sum(y[:, None, :], axis=2)[:, 0],
      lambda a: a[:, 1] * a.sum(1)),
 ]
@@ -116,3 +122,28 @@ def test_arg_reduction_along_the_rows_needs_their_sizes(fn, numpy):
         kt.function([x, m], fn(x[m], axis=0), backend="dask")(DATA, KEEP, chunks=2)
     f = kt.function([x, m], fn(x[m], axis=0), backend="dask", compute_chunk_sizes=True)
     np.testing.assert_array_equal(f(DATA, KEEP, chunks=2).compute(), numpy(DATA[KEEP], 0))
+
+
+DATA3 = np.arange(36.0).reshape(6, 2, 3) % 7 - 3.0
+
+KEPT3 = [
+    ("sum_two_axes", lambda y: kt.sum(y, axis=(1, 2)) + y[:, 1, 2],
+     lambda a: a.sum((1, 2)) + a[:, 1, 2]),
+    ("mean_last_kept", lambda y: kt.mean(y, axis=-1)[:, None, :] * y[:, :, :1].T.T,
+     lambda a: a.mean(-1)[:, None, :] * a[:, :, :1]),
+    ("swapaxes", lambda y: kt.swapaxes(y, 0, 2) + kt.transpose(y, (2, 1, 0)),
+     lambda a: np.swapaxes(a, 0, 2) + a.transpose(2, 1, 0)),
+    ("ellipsis_index", lambda y: y[..., 0] - y[:, :, 2], lambda a: a[..., 0] - a[:, :, 2]),
+]
+
+
+@pytest.mark.parametrize("name, build, numpy", KEPT3, ids=[c[0] for c in KEPT3])
+def test_rows_of_3d_arrays_kept_through_several_axes(name, build, numpy):
+    """The rows of a masked 3-d array through reductions over two axes, indices of the
+    others (``...``, ``None``) and axis swaps: NumPy's values, the rows still unknown."""
+    x, m = kt.tensor("x", "float64", (None, 2, 3)), kt.vector("m", "bool")
+    y = kt.function([x, m], build(x[m]), backend="dask")(
+        da.from_array(DATA3, chunks=(2, 2, 3)), da.from_array(KEEP, chunks=2))
+    want = numpy(DATA3[KEEP])
+    np.testing.assert_allclose(y.compute(), want, rtol=1e-12)
+    assert any(len(c) == 3 and all(np.isnan(c)) for c in y.chunks)

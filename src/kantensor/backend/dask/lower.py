@@ -133,6 +133,8 @@ class Session:
         keep so (an axis it does not reduce, cut, scan or move blocks along; never a
         flip, roll, sort or concatenation along it), and only where both axes' chunks
         are unknown and alike in count (see :meth:`origin`)."""
+        if not (isinstance(x, da.Array) and isinstance(y, da.Array)):
+            return
         for a, b in axes.items():
             if not (known(x.chunks[a]) or known(y.chunks[b])) \
                     and len(x.chunks[a]) == len(y.chunks[b]):
