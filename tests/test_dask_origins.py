@@ -66,7 +66,8 @@ KEPT = [
 def test_rows_kept_as_blocks_pair_with_the_rows(name, build, numpy):
     """Each pattern raised UnknownChunksError (two unknown chunkings of no common
     origin); now NumPy's values, with the rows still the mask's blocks (unknown sizes,
-    one block per block of the input, each block NumPy's result on those rows)."""
+    one block per block of the input, each block NumPy's result on those rows). With
+    compute_chunk_sizes=True (sizes computed once per origin), NumPy's values too."""
     x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
     f = kt.function([x, m], build(x[m]), backend="dask")
     y = f(DATA, KEEP, chunks=2)
@@ -80,6 +81,8 @@ def test_rows_kept_as_blocks_pair_with_the_rows(name, build, numpy):
         block = y.blocks[(slice(None),) * rows + (b,)].compute()
         part = KEEP[2 * b:2 * b + 2]
         np.testing.assert_allclose(block, numpy(DATA[2 * b:2 * b + 2][part]), rtol=1e-12)
+    sized = kt.function([x, m], build(x[m]) * 1.0, backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_allclose(sized(DATA, KEEP, chunks=2).compute(), want, rtol=1e-12)
 
 
 REORDERED = [
