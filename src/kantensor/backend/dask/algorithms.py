@@ -43,7 +43,7 @@ from typing import Any
 import dask.array as da
 import numpy as np
 
-from .blockwise import blockwise, contraction, typed
+from .blockwise import axes_of, blockwise, contraction, typed
 from .creating import arange, creation, eye, integer_arange, random, unseeded
 from .indexing import (
     TAKE_WORDS,
@@ -64,6 +64,7 @@ from .reductions import (
     exponentials,
     moments,
     norm,
+    others_kept,
     product,
     reduction,
 )
@@ -251,11 +252,18 @@ def _diff(call: NodeCall, values: list[Any]) -> list[Any]:
     x, n = values[0], call.params.get("n", 1)
     axis = call.params.get("axis", -1) % max(x.ndim, 1)
     if x.dtype != bool:
-        return [typed(call, da.diff(x, n=n, axis=axis))]
+        return [others_kept(call, x, typed(call, da.diff(x, n=n, axis=axis)), (axis,))]
     before = (slice(None),) * axis
+    y = x
     for _ in range(n):
-        x = x[(*before, slice(1, None))] != x[(*before, slice(None, -1))]
-    return [typed(call, x)]
+        y = y[(*before, slice(1, None))] != y[(*before, slice(None, -1))]
+    return [others_kept(call, x, typed(call, y), (axis,))]
+
+
+def _flip(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.flip``: the chunks of the flipped axes reversed."""
+    y = _dask_function(da.flip, "axis")(call, values)[0]
+    return [others_kept(call, values[0], y, axes_of(call, y))]
 
 
 def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -334,6 +342,10 @@ _A = Algorithm
 #: leave one) carries an empty one, and the blocks after it lose their rows, so unknown
 #: sizes only off the scanned axis (its sizes computed, empty chunks dropped)
 _SCANNED = except_along("axis", None)
+#: Dask's arg-reductions offset each block's index by the sizes of the reduced axis's
+#: chunks only: unknown sizes on the other axes are taken (an empty block's arg-reduction
+#: along another axis is empty)
+_ARG = except_along("axis", None)
 _TREE = "a tree reduction with its own implementation over the chunks of the reduced axes"
 _EXP = "a tree maximum and a tree sum of the shifted exponentials"
 
@@ -346,8 +358,10 @@ ALGORITHMS: dict[str, Algorithm] = {
               moments_of_one_axis),
     "std": _A(moments("std"), "dask.array.std (moments combined in a tree)", _has_axes,
               moments_of_one_axis),
-    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes),
-    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes),
+    "argmax": _A(arg_reduction("argmax"), "dask.array.argmax (a tree arg-reduction)", _has_axes,
+                 _ARG),
+    "argmin": _A(arg_reduction("argmin"), "dask.array.argmin (a tree arg-reduction)", _has_axes,
+                 _ARG),
     "norm": _A(norm, "dask.array.linalg.norm (a tree sum of squares)", _summed_norm,
                reduces_empty),
     "logsumexp": _A(exponentials("logsumexp"), _EXP, _has_axes, always),
@@ -388,7 +402,7 @@ ALGORITHMS: dict[str, Algorithm] = {
     "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
                    "dask.array.diagonal (the diagonals of the blocks)", numpy=_all_empty),
     "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
-    "flip": _A(_dask_function(da.flip, "axis"), "dask.array.flip (chunks reversed)",
+    "flip": _A(_flip, "dask.array.flip (chunks reversed)",
                unknown=except_along("axis", None), numpy=_all_empty),
     "roll": _A(_roll, "dask.array.roll (slices joined)", numpy=_first_empty),
     "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),

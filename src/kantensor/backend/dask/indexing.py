@@ -158,7 +158,9 @@ def slice_node(call: NodeCall, values: list[Any]) -> list[Any]:
         return blockwise(call, values)
     if any(not known(x.chunks[a]) for a in cut(index, x.ndim)):
         x = call.session.sizes(call, 0, x)
-    return [typed(call, x[within(index, x.shape)])]
+    y = typed(call, x[within(index, x.shape)])
+    call.session.keeps(x, y, whole(index, x.ndim))
+    return [y]
 
 
 def cut(index: tuple, ndim: int) -> set[int]:
@@ -173,6 +175,27 @@ def cut(index: tuple, ndim: int) -> set[int]:
         elif item is not None:
             if not (isinstance(item, slice) and item == slice(None)):
                 out.add(axis)
+            axis += 1
+    return out
+
+
+def whole(index: tuple, ndim: int) -> dict[int, int]:
+    """Per axis of an ``ndim``-d array that ``index`` (Python's) takes whole (a full
+    slice, or no item), the output's axis it becomes: Dask's slicing keeps that axis's
+    blocks as they are, in order."""
+    used = sum(i is not None and i is not Ellipsis for i in index)
+    out: dict[int, int] = {}
+    axis = b = 0
+    for item in (*index, *(slice(None),) * (ndim - used if Ellipsis not in index else 0)):
+        if item is Ellipsis:
+            out.update({axis + k: b + k for k in range(ndim - used)})
+            axis, b = axis + ndim - used, b + ndim - used
+        elif item is None:
+            b += 1
+        else:
+            if isinstance(item, slice) and item == slice(None):
+                out[axis] = b
+            b += not isinstance(item, int | np.integer)
             axis += 1
     return out
 
@@ -218,6 +241,7 @@ def mask_node(call: NodeCall, values: list[Any]) -> list[Any]:
         mask = mask.rechunk({0: x.chunks[axis]})
     y = typed(call, x[(slice(None),) * axis + (mask,)])
     call.session.masked[y.name] = (mask, axis)
+    call.session.keeps(x, y, {a: a for a in range(x.ndim) if a != axis})
     return [y]
 
 

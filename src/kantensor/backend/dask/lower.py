@@ -127,6 +127,19 @@ class Session:
         sizes."""
         return self.origins.get((x.name, axis), (x.name, axis))
 
+    def keeps(self, x: Any, y: Any, axes: dict[int, int]) -> None:
+        """Record, for each ``a: b`` of ``axes``, that ``y``'s axis ``b`` is ``x``'s axis
+        ``a`` block for block, in order: only what the lowering's algorithm is known to
+        keep so (an axis it does not reduce, cut, scan or move blocks along; never a
+        flip, roll, sort or concatenation along it), and only where both axes' chunks
+        are unknown and alike in count (see :meth:`origin`)."""
+        if not (isinstance(x, da.Array) and isinstance(y, da.Array)):
+            return
+        for a, b in axes.items():
+            if not (known(x.chunks[a]) or known(y.chunks[b])) \
+                    and len(x.chunks[a]) == len(y.chunks[b]):
+                self.origins[(y.name, b)] = self.origin(x, a)
+
     def whole(self, call: NodeCall, i: int, axis: int, x: Any, why: str) -> Any:
         """Input ``i`` (``x``) with ``axis`` in one chunk, if it is split and the user
         allowed the rechunk; else RechunkError naming the node, the axis and why."""

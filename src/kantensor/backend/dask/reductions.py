@@ -23,7 +23,7 @@ from .lower import NodeCall, known
 from .reshaping import reshape
 
 __all__ = ["arg_reduction", "count", "cumulative", "exponentials", "moments", "norm",
-           "product", "reduction"]
+           "others_kept", "product", "reduction"]
 
 
 def _tree(x: Any, fn: Callable[..., Any], axis: tuple[int, ...], keepdims: bool,
@@ -37,6 +37,17 @@ def _tree(x: Any, fn: Callable[..., Any], axis: tuple[int, ...], keepdims: bool,
                                       out_dtype))
 
 
+def others_kept(call: NodeCall, x: Any, y: Any, axis: tuple[int, ...], keepdims: bool = True
+                ) -> Any:
+    """``y``, made of ``x`` by an algorithm that combines, cuts or moves blocks only
+    along ``axis`` (a tree reduction over it, dropping it unless ``keepdims``; a scan,
+    flip or diff along it), with the origins of ``x``'s other axes passed on: each keeps
+    ``x``'s blocks in order (:meth:`.lower.Session.keeps`); never an axis of ``axis``."""
+    others = [a for a in range(x.ndim) if a not in axis]
+    call.session.keeps(x, y, {a: a if keepdims else b for b, a in enumerate(others)})
+    return y
+
+
 def reduction(call: NodeCall, values: list[Any]) -> list[Any]:
     x = first(call, values)
     if x.ndim == 0:
@@ -45,8 +56,9 @@ def reduction(call: NodeCall, values: list[Any]) -> list[Any]:
     keepdims = params.pop("keepdims", False)
     params.pop("axis", None)
     params = {k: v for k, v in params.items() if not (k == "initial" and v is None)}
-    y = _tree(x, call.op.impl, axes_of(call, x), keepdims, call.dtype(), **params)
-    return [typed(call, y)]
+    axis = axes_of(call, x)
+    y = _tree(x, call.op.impl, axis, keepdims, call.dtype(), **params)
+    return [others_kept(call, values[0], typed(call, y), axis, keepdims)]
 
 
 def count(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -54,9 +66,10 @@ def count(call: NodeCall, values: list[Any]) -> list[Any]:
     if x.ndim == 0:
         return blockwise(call, values)
     keepdims = call.params.get("keepdims", False)
-    y = _tree(x, call.op.impl, axes_of(call, x), keepdims, call.dtype(),
+    axis = axes_of(call, x)
+    y = _tree(x, call.op.impl, axis, keepdims, call.dtype(),
               aggregate=partial(np.sum, dtype=call.dtype()))
-    return [typed(call, y)]
+    return [others_kept(call, x, typed(call, y), axis, keepdims)]
 
 
 def moments(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
@@ -79,7 +92,8 @@ def moments(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
                 # NaN): Dask's moments only where n >= ddof is known
                 return blockwise(call, values)
             kwargs["ddof"] = ddof
-        return [typed(call, getattr(da, name)(x, **kwargs))]
+        return [others_kept(call, values[0], typed(call, getattr(da, name)(x, **kwargs)),
+                        kwargs["axis"], kwargs["keepdims"])]
     return lower
 
 
@@ -96,7 +110,7 @@ def arg_reduction(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
             y = y.reshape((1,) * x.ndim) if keepdims else y
         else:
             y = fn(x, axis=axis, keepdims=keepdims)
-        return [typed(call, y)]
+        return [others_kept(call, x, typed(call, y), axes_of(call, x), keepdims)]
     return lower
 
 
@@ -105,8 +119,9 @@ def norm(call: NodeCall, values: list[Any]) -> list[Any]:
     if x.ndim == 0:
         return blockwise(call, values)
     axis, order = call.params.get("axis"), call.params.get("ord")
-    y = da.linalg.norm(x, ord=order, axis=axis, keepdims=call.params.get("keepdims", False))
-    return [typed(call, y)]
+    keepdims = call.params.get("keepdims", False)
+    y = da.linalg.norm(x, ord=order, axis=axis, keepdims=keepdims)
+    return [others_kept(call, values[0], typed(call, y), axes_of(call, x), keepdims)]
 
 
 def _shifted(call: NodeCall, x: Any) -> tuple[Any, Any, tuple[int, ...]]:
@@ -127,14 +142,15 @@ def exponentials(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
         m, e, axis = _shifted(call, x)
         s = da.sum(e, axis=axis, keepdims=True, dtype=x.dtype)
         if name == "softmax":
-            return [typed(call, e / s)]
+            return [others_kept(call, values[0], typed(call, e / s), axis, True)]
         with np.errstate(divide="ignore"):
             lse = da.log(s) + m
         if name == "log_softmax":
-            return [typed(call, x - lse)]
-        if not call.params.get("keepdims", False):
+            return [others_kept(call, values[0], typed(call, x - lse), axis, True)]
+        keepdims = call.params.get("keepdims", False)
+        if not keepdims:
             lse = lse.squeeze(axis=axis)
-        return [typed(call, lse)]
+        return [others_kept(call, values[0], typed(call, lse), axis, keepdims)]
     return lower
 
 
@@ -183,5 +199,6 @@ def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
             x, axis = reshape(call, 0, x, (-1,)), 0
         if x.ndim == 0:
             return blockwise(call, values)
-        return [typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))]
+        y = typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))
+        return [others_kept(call, x, y, (axis % x.ndim,), True)]
     return lower
