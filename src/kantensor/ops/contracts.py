@@ -16,6 +16,7 @@ from ..graph.basic import Apply, Constant, Variable
 from ..graph.walk import graph_inputs, toposort
 from ..types.conditions import Clause
 from ..types.contracts import Contract, merged_atoms
+from ..types.contracts.atoms import Reaches
 from ..types.dim import Dim
 from ..types.symbols import DataSymbol, free_symbols
 from ..types.type import TensorType
@@ -58,14 +59,16 @@ def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
 
 
 def contract_of(conditions: Iterable[Clause], inputs: Sequence[Variable],
-                notes: Sequence[str] = (), inputs_only: bool = False) -> Contract:
+                notes: Sequence[str] = (), inputs_only: bool = False,
+                reaches: Reaches | None = None) -> Contract:
     """The contract of ``conditions`` (nodes' conditions, in node order) over the sizes
     of ``inputs`` (and the named sizes only the conditions name, unless ``inputs_only``:
     then those are sizes the graph makes, such as a Loop's count, which no input gives);
-    ``notes`` say what the conditions may lack."""
+    ``notes`` say what the conditions may lack; ``reaches`` which nodes read which
+    (:func:`~kantensor.types.contracts.atoms.merged_atoms`)."""
     clauses = list(conditions)
     sizes = input_sizes(inputs, () if inputs_only else clauses)
-    return Contract(merged_atoms(clauses, {s for _, s in sizes}), sizes, notes=notes)
+    return Contract(merged_atoms(clauses, {s for _, s in sizes}, reaches), sizes, notes=notes)
 
 
 def contract(outputs: Variable | Sequence[Variable],
