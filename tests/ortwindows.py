@@ -43,13 +43,27 @@ class Window:
     spec: tuple[int, ...] | None
     why: str
     reference: tuple[int, ...] | None = None
+    inferred: tuple[int, ...] | None = None
 
     @property
     def agreed(self) -> bool | None:
-        """Whether onnx.reference's spatial sizes are the formula's (None: not run)."""
+        """Whether onnx.reference's spatial sizes are the formula's on every axis where
+        onnxruntime's are not (None: not run). (A SAME_LOWER MaxPool dilated on one axis,
+        kernel 1 stride 2 on the other: onnxruntime departs on the first, onnx.reference
+        on the second, gives 0 over 1, so both axes compared never agree.)"""
         if self.reference is None or self.spec is None:
             return None
-        return tuple(self.reference[2:]) == tuple(self.spec)
+        return all(r == f for r, f, o in zip(self.reference[2:], self.spec, self.shape[2:],
+                                             strict=True) if o != f)
+
+    @property
+    def inference_agrees(self) -> bool:
+        """Whether onnxruntime's spatial sizes are the ones onnx's shape inference gives
+        that node alone at that input shape, where the formula (the operator's doc) says
+        otherwise: a VALID pool in ceil mode, kernel 2, stride 2 over 3 positions has 2
+        for both (a last window that starts inside the input), 1 by the doc's formula;
+        onnx.reference refuses it (an assertion)."""
+        return self.inferred is not None and tuple(self.shape[2:]) == self.inferred
 
 
 def spec_sizes(node: onnx.NodeProto, shape: tuple[int, ...],
@@ -123,16 +137,15 @@ class Watched:
             spec = spec_sizes(node, shapes[x], self.weights)
             if spec is not None and tuple(out[2:]) != spec:
                 return Window(name, node.op_type, out, spec, "truncated",
-                              self._reference(node, shapes[x]))
+                              self._reference(node, shapes[x]), self._inferred(node, shapes[x]))
             if 0 in out[2:]:
                 return Window(name, node.op_type, out, spec, "empty",
                               self._reference(node, shapes[x]))
         return None
 
-    def _reference(self, node: onnx.NodeProto, shape: tuple[int, ...]
-                   ) -> tuple[int, ...] | None:
-        """The shape onnx.reference gives ``node``'s output on zeros of ``shape`` (None if
-        a weight is not a constant of the model, or the reference raises)."""
+    def _alone(self, node: onnx.NodeProto, shape: tuple[int, ...]) -> onnx.ModelProto | None:
+        """A model of ``node`` alone on an input of ``shape`` (None if a weight is not a
+        constant of the model)."""
         rest = [n for n in node.input[1:] if n]
         if any(n not in self.weights for n in rest):
             return None
@@ -144,14 +157,38 @@ class Watched:
                                                                 onnx.TensorProto.FLOAT, shape)],
             [onnx.helper.make_empty_tensor_value_info(node.output[0])],
             [self.weights[n] for n in rest])
-        model = onnx.helper.make_model(graph, opset_imports=[
+        return onnx.helper.make_model(graph, opset_imports=[
             onnx.helper.make_opsetid("", self.opset)])
+
+    def _reference(self, node: onnx.NodeProto, shape: tuple[int, ...]
+                   ) -> tuple[int, ...] | None:
+        """The shape onnx.reference gives ``node``'s output on zeros of ``shape`` (None if
+        a weight is not a constant of the model, or the reference raises)."""
+        model = self._alone(node, shape)
+        if model is None:
+            return None
         try:
             (out,) = ReferenceEvaluator(model).run(None, {node.input[0]: np.zeros(shape,
                                                                                   np.float32)})
         except Exception:  # noqa: BLE001 - the reference says nothing here
             return None
         return tuple(np.shape(out))
+
+    def _inferred(self, node: onnx.NodeProto, shape: tuple[int, ...]
+                  ) -> tuple[int, ...] | None:
+        """The spatial sizes onnx's shape inference gives ``node``'s output at ``shape``
+        (None where it gives none, or raises)."""
+        model = self._alone(node, shape)
+        if model is None:
+            return None
+        try:
+            out = onnx.shape_inference.infer_shapes(model, strict_mode=True).graph.output[0]
+        except Exception:  # noqa: BLE001 - onnx's inference says nothing here
+            return None
+        dims = out.type.tensor_type.shape.dim
+        if len(dims) != len(shape) or not all(d.HasField("dim_value") for d in dims):
+            return None
+        return tuple(d.dim_value for d in dims[2:])
 
 
 def judge(watched: Watched, inputs: dict[str, np.ndarray]

@@ -33,6 +33,7 @@ from ..types.symbols import free_symbols
 from .importer import _Reader
 from .loading import OnnxImportError, Tensors, overridable
 from .modelfile import open_model
+from .reaches import node_reaches
 from .registry import UnsupportedOp, lookup
 from .rereading import read_refuting
 from .subgraph import size_conditions
@@ -115,7 +116,7 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
     reader, (variables, outputs) = read_refuting(
         lambda given: _Reader(proto, tensors, graph=loops, given=given), lambda r: (r, r.read()))
     found = contract_of(reader.conditions, variables, untyped(reader) + unread(proto, reader),
-                        inputs_only=True)
+                        inputs_only=True, reaches=node_reaches(proto.graph))
     if not loops or not found.hidden:
         return found, variables
     bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)

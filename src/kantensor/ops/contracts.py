@@ -16,6 +16,7 @@ from ..graph.basic import Apply, Constant, Variable
 from ..graph.walk import graph_inputs, toposort
 from ..types.conditions import Clause
 from ..types.contracts import Contract, merged_atoms
+from ..types.contracts.atoms import Reaches
 from ..types.dim import Dim
 from ..types.symbols import DataSymbol, free_symbols
 from ..types.type import TensorType
@@ -58,14 +59,16 @@ def input_sizes(inputs: Sequence[Variable], clauses: Iterable[Clause] = ()
 
 
 def contract_of(conditions: Iterable[Clause], inputs: Sequence[Variable],
-                notes: Sequence[str] = (), inputs_only: bool = False) -> Contract:
+                notes: Sequence[str] = (), inputs_only: bool = False,
+                reaches: Reaches | None = None) -> Contract:
     """The contract of ``conditions`` (nodes' conditions, in node order) over the sizes
     of ``inputs`` (and the named sizes only the conditions name, unless ``inputs_only``:
     then those are sizes the graph makes, such as a Loop's count, which no input gives);
-    ``notes`` say what the conditions may lack."""
+    ``notes`` say what the conditions may lack; ``reaches`` which nodes read which
+    (:func:`~kantensor.types.contracts.atoms.merged_atoms`)."""
     clauses = list(conditions)
     sizes = input_sizes(inputs, () if inputs_only else clauses)
-    return Contract(merged_atoms(clauses, {s for _, s in sizes}), sizes, notes=notes)
+    return Contract(merged_atoms(clauses, {s for _, s in sizes}, reaches), sizes, notes=notes)
 
 
 def contract(outputs: Variable | Sequence[Variable],
@@ -91,7 +94,8 @@ def contract(outputs: Variable | Sequence[Variable],
         ins = list(inputs)
         before = {id(n) for n in toposort(ins)}
         nodes = [n for n in toposort(outs) if id(n) not in before]
-    return contract_of([*chain.from_iterable(map(_named, nodes))], ins)
+    return contract_of([*chain.from_iterable(map(_named, nodes))], ins,
+                       reaches=_reaches(nodes))
 
 
 def contract_given(inputs: Sequence[Variable], nodes: Sequence[Apply],
@@ -101,7 +105,42 @@ def contract_given(inputs: Sequence[Variable], nodes: Sequence[Apply],
     conditions ``given`` beside the nodes' (what ``refine``'s given types need of the
     graph's sizes: ``c == max(a,b)*min(1,a,b)`` where ``float32[c]`` is required of a
     sum typed ``float32[max(a,b)*min(1,a,b)]``); ``notes`` say what they may lack."""
-    return contract_of([*chain.from_iterable(map(_named, nodes)), *given], list(inputs), notes)
+    return contract_of([*chain.from_iterable(map(_named, nodes)), *given], list(inputs), notes,
+                       reaches=_reaches(nodes))
+
+
+def _reaches(nodes: Sequence[Apply]) -> Reaches:
+    """``reaches(a, b)`` over the nodes a graph names (``node.tag["name"]``, a model's):
+    whether node ``b`` reads, through any path, what node ``a`` computes; None where a
+    name is no node's of ``nodes`` or more than one's. As
+    :func:`kantensor.onnx.reaches.node_reaches` says it of the model, for the graph read
+    from it: one answer for both contracts."""
+    named: dict[str, Apply | None] = {}
+    ancestors: dict[int, set[int]] = {}
+
+    def reaches(a: str, b: str) -> bool | None:
+        if a == b:
+            return True
+        if not named:
+            for n in nodes:
+                name = n.tag.get("name")
+                if name:
+                    named[name] = None if name in named else n
+        na, nb = named.get(a), named.get(b)
+        if na is None or nb is None:
+            return None
+        if id(nb) not in ancestors:
+            seen: set[int] = set()
+            todo = [nb]
+            while todo:
+                for v in todo.pop().inputs:
+                    if v.owner is not None and id(v.owner) not in seen:
+                        seen.add(id(v.owner))
+                        todo.append(v.owner)
+            ancestors[id(nb)] = seen
+        return id(na) in ancestors[id(nb)]
+
+    return reaches
 
 
 def _named(node: Apply) -> tuple[Clause, ...]:

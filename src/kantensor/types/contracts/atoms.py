@@ -4,7 +4,7 @@ values)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..conditions import Clause, Condition, Source, is_choice
@@ -187,18 +187,53 @@ class Sets(dict):
                          for k, v in self.items())
 
 
-def merged_atoms(clauses: Iterable[Clause], inputs: Collection[Hashable] | None = None
-                 ) -> list[Atom]:
+#: ``reaches(a, b)``: whether node ``b`` reads what node ``a`` computes (through any
+#: path of the graph; a node reaches itself), None where not known
+Reaches = Callable[[str, str], "bool | None"]
+
+
+def merged_atoms(clauses: Iterable[Clause], inputs: Collection[Hashable] | None = None,
+                 reaches: Reaches | None = None) -> list[Atom]:
     """Atoms of ``clauses`` (in order), equal conditions once with all their sources, and
     none that another implies (:func:`pruned`; ``inputs``: the sizes that are inputs,
-    None for all)."""
+    None for all). With ``reaches``, a need that only restates a choice on a branch the
+    chooser does not reach is its own atom (:func:`_unchosen`)."""
     order: dict[Clause, list[Source]] = {}
     for c in clauses:
         sources = order.setdefault(c, [])
         for s in _sources(c):
             if s not in sources:
                 sources.append(s)
-    return pruned([Atom(c, tuple(s)) for c, s in order.items()], inputs)
+    atoms = [Atom(c, tuple(s)) for c, s in order.items()]
+    if reaches is not None:
+        atoms = _unchosen(atoms, reaches)
+    return pruned(atoms, inputs)
+
+
+def _unchosen(atoms: list[Atom], reaches: Reaches) -> list[Atom]:
+    """``atoms`` with each need that a choice's atom merged but that was not typed under
+    the choice split off, as an atom placed just before the choice's. A condition the
+    first node stated as a choice covers a later node's same need only where that node
+    reads the chooser's output (it was typed under the choice, see :meth:`Atom._whole`);
+    a node on another branch (``ConstantOfShape [c - 2]`` beside ``Reshape`` to ``[c, c
+    - 2]``) is refused where the condition fails, whatever the choice. A need stays
+    covered where ``reaches`` does not know, or where a later atom's choice reaches it
+    (it was typed under that one, which it would then be checked before)."""
+    out: list[Atom] = []
+    for i, atom in enumerate(atoms):
+        clause = atom.clause
+        if not (isinstance(clause, Condition) and is_choice(clause)):
+            out.append(atom)
+            continue
+        choosers = [s.node for s in atom.sources if s.otherwise]
+        later = [s.node for a in atoms[i + 1:] for s in a.sources if s.otherwise]
+        free = tuple(s for s in atom.sources if not s.otherwise and s.node and all(
+            reaches(c, s.node) is False for c in (*choosers, *later)))
+        if free:
+            out.append(Atom(Condition(clause.left, clause.op, clause.right, free[0]), free))
+            atom = Atom(clause, tuple(s for s in atom.sources if s not in free))
+        out.append(atom)
+    return out
 
 
 def pruned(atoms: list[Atom], inputs: Collection[Hashable] | None = None) -> list[Atom]:
