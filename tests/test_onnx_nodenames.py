@@ -233,3 +233,31 @@ def test_runs_broken_anywhere_type_as_node_by_node(monkeypatch, seed):
     read = _typed_or_error(model)
     monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
     assert _typed_or_error(model) == read
+
+
+def _custom_domain(node: onnx.NodeProto) -> None:
+    node.domain = "com.example"  # (a node of a custom domain: no template of onnx's)
+
+
+def _raw_attribute(node: onnx.NodeProto) -> None:
+    # (an attribute without its type field, as a writer other than onnx's may leave it:
+    # ASCII, unlike helper.make_attribute's, so the node stays on the fast path)
+    node.attribute.add().ParseFromString(b"\x0a\x04axis\x18\x00")
+
+
+def _one_input_more(node: onnx.NodeProto) -> None:
+    node.input.append(node.input[0])  # (one input more than its op type's template)
+
+
+@pytest.mark.parametrize("change", [_custom_domain, _raw_attribute, _one_input_more])
+@pytest.mark.parametrize("at", [152, 155])
+def test_a_node_unlike_its_template_types_as_node_by_node(monkeypatch, change, at):
+    """A node of the chain (within a run typed at first sight, or first after one)
+    of a custom domain, of an ASCII attribute, or of one input more than its template:
+    the same model, or the same error, as with each node read through protobuf."""
+    model = _chain(nodenames.NAMES_AT // 3 + 2, False)
+    change(model.graph.node[at])
+    assert model.graph.node[at].SerializeToString().isascii()  # (read at once)
+    read = _typed_or_error(model)
+    monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
+    assert _typed_or_error(model) == read
