@@ -130,6 +130,22 @@ def test_other_wire_types_left_unread():
     assert nodenames.names_of([node, b"\x0a\x01x\x12\x01y"]) is None  # (no op type)
 
 
+def test_nodes_of_many_fields_walked_within_the_budget():
+    """Nodes of many fields each (unknown fields protobuf keeps): one among many is read
+    as protobuf reads it (only the nodes not yet at their end walked); many, past
+    WALKED fields each on average, are left to protobuf, as those past FIELDS are."""
+    node = helper.make_node("Relu", ["x"], ["y"]).SerializeToString()
+    wide = node + b"\x1a\x00" * (nodenames.FIELDS - 4)  # (name stated again and again)
+    one = [node] * nodenames.NAMES_AT + [wide]
+    assert nodenames.names_of(one) == _protobufs(one)
+    assert nodenames.names_of([node] * 3 + [wide]) == _protobufs([node] * 3 + [wide])
+    fair = node + b"\x1a\x00" * (nodenames.WALKED - 3)  # (WALKED fields: read)
+    many = 2 * nodenames.FIELDS  # (past the budget's slack of FIELDS fields)
+    assert nodenames.names_of([fair] * many) == _protobufs([fair] * many)
+    assert nodenames.names_of([fair + b"\x1a\x00"] * many) is None
+    assert nodenames.names_of([wide] * nodenames.NAMES_AT) is None
+
+
 def _chain(blocks: int, attribute: bool) -> onnx.ModelProto:
     """Blocks MatMul -> Add -> Relu (or Softmax of an axis) that all differ (as
     benchmarks/onnx_distinct.py's), one node asking two outputs, one a domain."""
