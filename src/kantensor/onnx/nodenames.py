@@ -14,8 +14,9 @@ field's key and length is one byte, so the fields of every such node are walked
 together, one field of each per step, its key read (its field number and wire type).
 The names are then exactly the ones protobuf's reading of each node gives (a name is
 text: ASCII); other nodes are not read so, and a node of another wire type at its top
-level, more than :data:`FIELDS` fields, not one op type, or counts that do not add up
-to the lists' leaves the whole list unread (None: each node read by protobuf as before).
+level, more than :data:`FIELDS` fields (or :data:`WALKED` on average: the walk's steps
+bounded by the nodes' count), not one op type, or counts that do not add up to the
+lists' leaves the whole list unread (None: each node read by protobuf as before).
 ``tests/test_onnx_nodenames.py`` compares them with protobuf's reading of nodes of
 every field layout.
 """
