@@ -130,6 +130,22 @@ def test_other_wire_types_left_unread():
     assert nodenames.names_of([node, b"\x0a\x01x\x12\x01y"]) is None  # (no op type)
 
 
+def test_nodes_of_many_fields_walked_within_the_budget():
+    """Nodes of many fields each (unknown fields protobuf keeps): one among many is read
+    as protobuf reads it (only the nodes not yet at their end walked); many, past
+    WALKED fields each on average, are left to protobuf, as those past FIELDS are."""
+    node = helper.make_node("Relu", ["x"], ["y"]).SerializeToString()
+    wide = node + b"\x1a\x00" * (nodenames.FIELDS - 4)  # (name stated again and again)
+    one = [node] * nodenames.NAMES_AT + [wide]
+    assert nodenames.names_of(one) == _protobufs(one)
+    assert nodenames.names_of([node] * 3 + [wide]) == _protobufs([node] * 3 + [wide])
+    fair = node + b"\x1a\x00" * (nodenames.WALKED - 3)  # (WALKED fields: read)
+    many = 2 * nodenames.FIELDS  # (past the budget's slack of FIELDS fields)
+    assert nodenames.names_of([fair] * many) == _protobufs([fair] * many)
+    assert nodenames.names_of([fair + b"\x1a\x00"] * many) is None
+    assert nodenames.names_of([wide] * nodenames.NAMES_AT) is None
+
+
 def _chain(blocks: int, attribute: bool) -> onnx.ModelProto:
     """Blocks MatMul -> Add -> Relu (or Softmax of an axis) that all differ (as
     benchmarks/onnx_distinct.py's), one node asking two outputs, one a domain."""
@@ -230,6 +246,34 @@ def test_runs_broken_anywhere_type_as_node_by_node(monkeypatch, seed):
     """Nodes that break a run of nodes typed at first sight (typed_run) anywhere in the
     chain: the same model, or the same error, as with each node read through protobuf."""
     model = _broken_chain(nodenames.NAMES_AT // 3 + 2, seed)
+    read = _typed_or_error(model)
+    monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
+    assert _typed_or_error(model) == read
+
+
+def _custom_domain(node: onnx.NodeProto) -> None:
+    node.domain = "com.example"  # (a node of a custom domain: no template of onnx's)
+
+
+def _raw_attribute(node: onnx.NodeProto) -> None:
+    # (an attribute without its type field, as a writer other than onnx's may leave it:
+    # ASCII, unlike helper.make_attribute's, so the node stays on the fast path)
+    node.attribute.add().ParseFromString(b"\x0a\x04axis\x18\x00")
+
+
+def _one_input_more(node: onnx.NodeProto) -> None:
+    node.input.append(node.input[0])  # (one input more than its op type's template)
+
+
+@pytest.mark.parametrize("change", [_custom_domain, _raw_attribute, _one_input_more])
+@pytest.mark.parametrize("at", [152, 155])
+def test_a_node_unlike_its_template_types_as_node_by_node(monkeypatch, change, at):
+    """A node of the chain (within a run typed at first sight, or first after one)
+    of a custom domain, of an ASCII attribute, or of one input more than its template:
+    the same model, or the same error, as with each node read through protobuf."""
+    model = _chain(nodenames.NAMES_AT // 3 + 2, False)
+    change(model.graph.node[at])
+    assert model.graph.node[at].SerializeToString().isascii()  # (read at once)
     read = _typed_or_error(model)
     monkeypatch.setattr(nodeslot, "names_of", lambda serialized: None)
     assert _typed_or_error(model) == read

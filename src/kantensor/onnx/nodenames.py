@@ -14,8 +14,9 @@ field's key and length is one byte, so the fields of every such node are walked
 together, one field of each per step, its key read (its field number and wire type).
 The names are then exactly the ones protobuf's reading of each node gives (a name is
 text: ASCII); other nodes are not read so, and a node of another wire type at its top
-level, more than :data:`FIELDS` fields, not one op type, or counts that do not add up
-to the lists' leaves the whole list unread (None: each node read by protobuf as before).
+level, more than :data:`FIELDS` fields (or :data:`WALKED` on average: the walk's steps
+bounded by the nodes' count), not one op type, or counts that do not add up to the
+lists' leaves the whole list unread (None: each node read by protobuf as before).
 ``tests/test_onnx_nodenames.py`` compares them with protobuf's reading of nodes of
 every field layout.
 """
@@ -29,7 +30,9 @@ import numpy as np
 import onnx
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 
-__all__ = ["FIELDS", "NAMES_AT", "Names", "names_of"]
+from .wire import LENGTH, key_byte
+
+__all__ = ["FIELDS", "NAMES_AT", "WALKED", "Names", "names_of"]
 
 #: The most top-level fields a node may have for the nodes to be read so (inputs,
 #: outputs, name, op type, domain, attributes ...).
@@ -38,10 +41,14 @@ FIELDS = 256
 #: The fewest nodes read so (below, its set-up costs more than it saves).
 NAMES_AT = 256
 
-_LENGTH_DELIMITED = 2  # (the wire type of a string or message field)
+#: The most fields the nodes read so may have each on average (a node of ASCII bytes
+#: has no attribute onnx writes, whose type field's key is not ASCII: a handful): past
+#: it, as past :data:`FIELDS`, protobuf reads them (the walk's steps kept a few times
+#: the nodes' count, not :data:`FIELDS` times).
+WALKED = 16
+
 _READ = ("input", "output", "op_type")
-_NUMBERS = tuple(onnx.NodeProto.DESCRIPTOR.fields_by_name[name].number for name in _READ)
-_INPUT_KEY, _OUTPUT_KEY, _OP_TYPE_KEY = (n << 3 | _LENGTH_DELIMITED for n in _NUMBERS)
+_INPUT_KEY, _OUTPUT_KEY, _OP_TYPE_KEY = (key_byte(onnx.NodeProto, name) for name in _READ)
 
 
 def _message() -> type:
@@ -68,28 +75,34 @@ _NAMES = _message()
 def _counts(joined: bytes, lengths: np.ndarray) -> tuple[np.ndarray, ...] | None:
     """The count of input, output and op type fields of each node of ``lengths`` bytes in
     ``joined`` (all ASCII), or None where a node's fields are not all length-delimited,
-    more than :data:`FIELDS`, or not ending at its end."""
+    more than :data:`FIELDS`, or not ending at its end, or where the nodes have more than
+    :data:`WALKED` fields each on average (the walk bounded: left to protobuf)."""
     data = np.frombuffer(joined, np.uint8)
+    count = len(lengths)
+    inputs = np.zeros(count, np.int64)
+    outputs = np.zeros(count, np.int64)
+    ops = np.zeros(count, np.int64)
     ends = np.cumsum(lengths)
     at = ends - lengths
-    inputs = np.zeros(len(lengths), np.int64)
-    outputs = np.zeros(len(lengths), np.int64)
-    ops = np.zeros(len(lengths), np.int64)
-    for _ in range(FIELDS):
-        live = np.flatnonzero(at < ends)
-        if not len(live):
+    nodes = np.arange(count)
+    budget = WALKED * count + FIELDS
+    for _ in range(FIELDS):  # (only the nodes not yet walked to their end: compacted)
+        left = at < ends
+        if not left.all():
+            at, ends, nodes = at[left], ends[left], nodes[left]
+        if not len(nodes):
             return inputs, outputs, ops
-        now = at[live]
-        if (now + 1 >= ends[live]).any():
-            return None  # (a key without its length)
-        key = data[now]
-        if ((key & 7) != _LENGTH_DELIMITED).any():
+        budget -= len(nodes)
+        if budget < 0 or (at + 1 >= ends).any():
+            return None  # (too many fields, or a key without its length)
+        key = data[at]
+        if ((key & 7) != LENGTH).any():
             return None
-        inputs[live] += key == _INPUT_KEY
-        outputs[live] += key == _OUTPUT_KEY
-        ops[live] += key == _OP_TYPE_KEY
-        at[live] = now + 2 + data[now + 1]
-        if (at[live] > ends[live]).any():
+        inputs[nodes[key == _INPUT_KEY]] += 1
+        outputs[nodes[key == _OUTPUT_KEY]] += 1
+        ops[nodes[key == _OP_TYPE_KEY]] += 1
+        at = at + 2 + data[at + 1]
+        if (at > ends).any():
             return None
     return None
 
@@ -104,7 +117,10 @@ def names_of(serialized: Sequence[bytes]) -> Names | None:
     """The op types and names of the nodes serialized as ``serialized``, as protobuf reads
     them (see :data:`Names`; a node's inputs, ``names[starts[k]:starts[k + 1]]``, are its
     ``input[:]``); a node not all ASCII is not read so (its op type None, no input, no
-    output); None where none is read so (see the module's doc)."""
+    output); None where none is read so (see the module's doc). ``serialized`` must be
+    nodes protobuf has parsed already (a graph's): their nested messages (attributes...)
+    are not read here, so some bytes protobuf refuses as a node (an attribute field
+    holding no AttributeProto) are read so all the same."""
     ascii = list(map(bytes.isascii, serialized))
     chosen = serialized if all(ascii) else list(compress(serialized, ascii))
     if not chosen:
