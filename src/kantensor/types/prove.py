@@ -324,7 +324,7 @@ def _lumped(facts: tuple, goal: tuple, sides: list) -> bool:
                     where.setdefault(mono, []).append((i, c))
     blocks: dict[tuple, list] = {}
     for mono, at in where.items():
-        if all(nonnegative_atom(a) or p % 2 == 0 for a, p in mono):
+        if all(nonnegative_atom(a) or p > 0 and p % 2 == 0 for a, p in mono):
             blocks.setdefault(tuple(at), []).append(mono)
     lump: dict[tuple, Any] = {}  # monomial -> its block's one size
     for k, monos in enumerate(blocks.values()):
