@@ -85,6 +85,10 @@ class Path:
         #: too (``Source.otherwise``), so the sizes past them are not covered, never
         #: taken for sizes NumPy refuses.
         self.limits: tuple[Condition, ...] = ()
+        #: The error that stopped typing (a loop past its turns, too many comparisons),
+        #: kept so that a run whose code caught it (``except TypeError:``) is refused as
+        #: one that raised it: what the code did next is not typed.
+        self.stopped: Exception | None = None
 
     def decide(self, op: str, a: DimLike, b: DimLike, site: Site | None) -> bool:
         cond = Condition(a, op, b, branch_source(site))
@@ -93,10 +97,10 @@ class Path:
             return known
         i = len(self.choices)
         if i >= MAX_DEPTH:
-            raise BranchError(f"more than {MAX_DEPTH} comparisons of symbolic sizes in one "
-                              f"run (a loop whose number of turns is a size?), the last "
-                              f"{cond} at {cond.source.location}: {cond.source.code}; give "
-                              "that size as an int")
+            raise self.stop(BranchError(
+                f"more than {MAX_DEPTH} comparisons of symbolic sizes in one run (a loop "
+                f"whose number of turns is a size?), the last {cond} at "
+                f"{cond.source.location}: {cond.source.code}; give that size as an int"))
         choice = self.prefix[i] if i < len(self.prefix) else True
         cond = cond if choice else cond.negated()
         self.choices.append(choice)
@@ -105,6 +109,12 @@ class Path:
         if not self.facts.consistent():
             raise Infeasible(cond)
         return choice
+
+    def stop(self, error: Exception) -> Exception:
+        """``error``, noted as what stopped this run's typing (:attr:`stopped`)."""
+        if self.stopped is None:
+            self.stopped = error
+        return error
 
     def next_prefix(self) -> list[bool] | None:
         """The answers of the next run (depth first), None when every case was run."""

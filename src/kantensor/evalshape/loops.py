@@ -71,22 +71,23 @@ def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
         if not more:
             return
         if done == MAX_TURNS:
-            _limit(start, stop, step, value)
-            raise TypeError(f"a loop over range({start}, {stop}, {step}) turns more than "
-                            f"{MAX_TURNS} times here: eval_shape types each number of turns "
-                            f"up to {MAX_TURNS} as a case; give that size as an int")
+            raise _limit(start, stop, step, value, TypeError(
+                f"a loop over range({start}, {stop}, {step}) turns more than {MAX_TURNS} "
+                f"times here: eval_shape types each number of turns up to {MAX_TURNS} as a "
+                "case; give that size as an int"))
         yield value
         value, done = value + step, done + 1
 
 
-def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
-    """Note on the run's path that it stops typing at this loop's turn ``value``: the
+def _limit(start: Any, stop: Any, step: int, value: Any, error: Exception) -> Exception:
+    """Note on the run's path that it stops typing at this loop's turn ``value`` (with
+    ``error``, returned: the run is refused even where the code catches it): the
     condition that the loop ends by then, an overload's choice as it were
     (``Source.otherwise``): past it the sizes are not covered, which NumPy may run."""
     trace = current()
     path = getattr(trace, "path", None)
     if path is None:
-        return
+        return error
     frame = trace.locator.frame(sys._getframe(2))
     site = None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
                                            frame.f_code.co_name)
@@ -101,3 +102,4 @@ def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
         ends = Condition(stop, ">=", value, source) if isinstance(stop, Dim) \
             else Condition(value, "<=", stop, source)
     path.limits = (*path.limits, ends)
+    return path.stop(error)
