@@ -148,5 +148,49 @@ def test_too_many_comparisons_inside_the_users_try_stop_the_trace() -> None:
         kt.eval_shape(f, "float32[A]")
 
 
+def test_a_loop_over_a_second_size_inside_a_loop_over_a_first_stops_at_once() -> None:
+    """Each pair of turn counts would be a case: more than MAX_CASES, each run tracing
+    both loops again (conv_forward's mutants spent 70 s of CPU so). The trace stops
+    where the inner loop opens its size, with the BranchError the cases ended in."""
+
+    def f(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        acc = x[:0]
+        for i in range(len(x)):
+            for _ in range(len(y)):
+                acc = np.concatenate([acc, x[i:i + 1]])
+        return acc
+
+    assert f(np.zeros(3, np.float32), np.zeros(2, np.float32)).shape == (6,)
+    with pytest.raises(BranchError, match=r"a loop over range\(0, B, 1\) inside a loop over "
+                                          "range of A"):
+        kt.eval_shape(f, "float32[A]", "float32[B]")
+
+
+NESTED_OVER_ONE_SIZE = [
+    ("""def program(x0):
+    acc = x0[:0]
+    for i in range(len(x0)):
+        for j in range(len(x0) - i):
+            acc = np.concatenate([acc, x0[j:j + 1]])
+    return acc
+""", ["float32[A]"]),
+    ("""def program(x0, x1):
+    acc = x0[:0]
+    for i in range(3):
+        for j in range(len(x1)):
+            acc = np.concatenate([acc, x0[i:i + 1]])
+    return acc
+""", ["float32[A]", "float32[B]"]),
+]
+
+
+@pytest.mark.parametrize(("source", "types"), NESTED_OVER_ONE_SIZE)
+def test_nested_loops_over_one_size_are_still_typed(source: str, types: list[str]) -> None:
+    """Over one size (or an int outside), the turns do not multiply: typed as before."""
+    verdict = judge(source, types)
+    assert verdict.status == "typed", verdict.note
+    assert not verdict.wrong, verdict.wrong[:3]
+
+
 def _shape(t: kt.TensorType, sizes: dict[str, int]) -> tuple[int, ...]:
     return tuple(substitute(d, sizes) if isinstance(d, kt.Dim) else d for d in t.shape)

@@ -27,6 +27,7 @@ from ..types.dim import Dim, DimLike
 from ..types.dimorder import asked_positive, decided, divided, divides, equal, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
+from .loops import BranchError
 from .patches import FORWARDERS
 from .trace import ANSWER, current
 
@@ -52,11 +53,6 @@ _FORWARDING = frozenset(
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32
 MAX_DEPTH = 24
-
-
-class BranchError(TypeError):
-    """A program whose branches on sizes cannot be split into cases (too many, or a
-    loop whose number of turns is a symbolic size)."""
 
 
 class Infeasible(BaseException):  # noqa: N818 - not an error: a combination of answers
@@ -89,6 +85,8 @@ class Path:
         #: kept so that a run whose code caught it (``except TypeError:``) is refused as
         #: one that raised it: what the code did next is not typed.
         self.stopped: Exception | None = None
+        #: The loops over ``range`` of sizes under way, outermost first (:mod:`.loops`).
+        self.loops: list[Any] = []
 
     def decide(self, op: str, a: DimLike, b: DimLike, site: Site | None) -> bool:
         cond = Condition(a, op, b, branch_source(site))

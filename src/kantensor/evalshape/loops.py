@@ -9,6 +9,12 @@ value a known int (or a size, from a size ``start``), as NumPy's loop has. Past
 :data:`MAX_TURNS` turns the run stops: that case is not covered (the result assumes
 ``n <= 16``, marked as a choice, ``Source.otherwise``: past it NumPy may run, which
 no case says), so that a loop of any length ends; each case is typed exactly.
+
+A loop over a second size inside a loop over a first, both undecided (``for i in
+range(A): for j in range(B):``), would make a case of each pair of turn counts: more
+than :data:`~.branches.MAX_CASES`, each traced again from the start. Where the inner
+loop's first undecided turn opens such a size, the trace stops there with
+:class:`BranchError`, the refusal the cases would end in.
 """
 
 from __future__ import annotations
@@ -22,11 +28,26 @@ from typing import Any
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dimorder import asked
+from ..types.symbols import free_symbols
 from .located import Site
 from .trace import current
 
 #: Most turns of a loop over ``range`` of a size that a case runs.
 MAX_TURNS = 16
+
+
+class BranchError(TypeError):
+    """A program whose branches on sizes cannot be split into cases (too many, or a
+    loop whose number of turns is a symbolic size)."""
+
+
+class _Loop:
+    """A loop under way: the sizes its range names, and whether a turn of it asked a
+    comparison its case's facts did not decide (then its number of turns is open)."""
+
+    def __init__(self, sizes: frozenset[Any]):
+        self.sizes = sizes
+        self.open = False
 
 #: By code object: the offsets of its calls whose result is iterated at once (each
 #: call's own and its inline caches': a frame's ``f_lasti`` may be either).
@@ -57,8 +78,22 @@ def iterated() -> bool:
 def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
     """Python's ``range(start, stop, step)`` of sizes, turn by turn (module docstring);
     ``step`` a nonzero int."""
+    path = getattr(current(), "path", None)
+    loop = _Loop(frozenset().union(*(free_symbols(v) for v in (start, stop)
+                                     if isinstance(v, Dim))))
+    if path is not None:
+        path.loops.append(loop)
+    try:
+        yield from _turns(start, stop, step, path, loop)
+    finally:
+        if path is not None and loop in path.loops:
+            path.loops.remove(loop)
+
+
+def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator[Any]:
     value, done = start, 0
     while True:
+        asked_before = None if path is None else len(path.choices)
         if isinstance(stop, Dim):  # (asked as the user reads it: n > 2)
             more = asked(">" if step > 0 else "<", stop, value)
         elif isinstance(value, Dim):
@@ -68,6 +103,8 @@ def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
         if more is NotImplemented:
             raise TypeError(f"range({start}, {stop}, {step}): symbolic sizes compared "
                             "outside a traced program")
+        if asked_before is not None and len(path.choices) > asked_before:
+            _nested(path, loop, start, stop, step)
         if not more:
             return
         if done == MAX_TURNS:
@@ -77,6 +114,19 @@ def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
                 "case; give that size as an int"))
         yield value
         value, done = value + step, done + 1
+
+
+def _nested(path: Any, loop: _Loop, start: Any, stop: Any, step: int) -> None:
+    """``loop``'s turn asked an undecided comparison: it is open; inside an open loop
+    over other sizes the cases would multiply (module docstring), so the trace stops."""
+    loop.open = True
+    outer = [x for x in path.loops[:path.loops.index(loop)] if x.open]
+    if outer and not loop.sizes <= frozenset().union(*(x.sizes for x in outer)):
+        raise path.stop(BranchError(
+            f"a loop over range({start}, {stop}, {step}) inside a loop over range of "
+            f"{', '.join(sorted(map(str, outer[-1].sizes)))}: eval_shape types each number "
+            "of turns as a case, and the two sizes' turns multiply the cases; give one of "
+            "those sizes as an int"))
 
 
 def _limit(start: Any, stop: Any, step: int, value: Any, error: Exception) -> Exception:
