@@ -161,8 +161,8 @@ def test_a_loop_over_a_second_size_inside_a_loop_over_a_first_stops_at_once() ->
         return acc
 
     assert f(np.zeros(3, np.float32), np.zeros(2, np.float32)).shape == (6,)
-    with pytest.raises(BranchError, match=r"a loop over range\(0, B, 1\) inside a loop over "
-                                          "range of A"):
+    with pytest.raises(BranchError, match=r"a loop over range\(0, B, 1\) at .*: for _ in "
+                                          r"range\(len\(y\)\): inside a loop over range of A"):
         kt.eval_shape(f, "float32[A]", "float32[B]")
 
 

@@ -116,14 +116,23 @@ def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator
         value, done = value + step, done + 1
 
 
+def _site(trace: Any) -> Site | None:
+    """The user's line the loop is at (the innermost user frame out of this module)."""
+    frame = trace.locator.frame(sys._getframe(2))
+    return None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
+                                           frame.f_code.co_name)
+
+
 def _nested(path: Any, loop: _Loop, start: Any, stop: Any, step: int) -> None:
     """``loop``'s turn asked an undecided comparison: it is open; inside an open loop
     over other sizes the cases would multiply (module docstring), so the trace stops."""
     loop.open = True
     outer = [x for x in path.loops[:path.loops.index(loop)] if x.open]
     if outer and not loop.sizes <= frozenset().union(*(x.sizes for x in outer)):
+        site = _site(current())
+        at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
         raise path.stop(BranchError(
-            f"a loop over range({start}, {stop}, {step}) inside a loop over range of "
+            f"a loop over range({start}, {stop}, {step}){at} inside a loop over range of "
             f"{', '.join(sorted(map(str, outer[-1].sizes)))}: eval_shape types each number "
             "of turns as a case, and the two sizes' turns multiply the cases; give one of "
             "those sizes as an int"))
@@ -138,9 +147,7 @@ def _limit(start: Any, stop: Any, step: int, value: Any, error: Exception) -> Ex
     path = getattr(trace, "path", None)
     if path is None:
         return error
-    frame = trace.locator.frame(sys._getframe(2))
-    site = None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
-                                           frame.f_code.co_name)
+    site = _site(trace)
     source = Source(op="loop", location="" if site is None else
                     f"{site.filename}:{site.lineno}",
                     code="" if site is None else site.source,
