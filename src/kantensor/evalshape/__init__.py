@@ -169,6 +169,8 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
     try:
         with tracing(trace):
             result = fn(*inputs, **kwargs)
+        if path.stopped is not None:  # caught by the code: what it did next is untyped
+            raise path.stopped
         outputs = _flatten(result, fn)
     except BranchError:
         raise

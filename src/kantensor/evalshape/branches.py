@@ -27,6 +27,7 @@ from ..types.dim import Dim, DimLike
 from ..types.dimorder import asked_positive, decided, divided, divides, equal, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
+from .loops import BranchError
 from .patches import FORWARDERS
 from .trace import ANSWER, current
 
@@ -52,11 +53,6 @@ _FORWARDING = frozenset(
 #: At most this many cases per eval_shape call, and answers per case.
 MAX_CASES = 32
 MAX_DEPTH = 24
-
-
-class BranchError(TypeError):
-    """A program whose branches on sizes cannot be split into cases (too many, or a
-    loop whose number of turns is a symbolic size)."""
 
 
 class Infeasible(BaseException):  # noqa: N818 - not an error: a combination of answers
@@ -85,6 +81,12 @@ class Path:
         #: too (``Source.otherwise``), so the sizes past them are not covered, never
         #: taken for sizes NumPy refuses.
         self.limits: tuple[Condition, ...] = ()
+        #: The error that stopped typing (a loop past its turns, too many comparisons),
+        #: kept so that a run whose code caught it (``except TypeError:``) is refused as
+        #: one that raised it: what the code did next is not typed.
+        self.stopped: Exception | None = None
+        #: The loops over ``range`` of sizes under way, outermost first (:mod:`.loops`).
+        self.loops: list[Any] = []
 
     def decide(self, op: str, a: DimLike, b: DimLike, site: Site | None) -> bool:
         cond = Condition(a, op, b, branch_source(site))
@@ -93,10 +95,10 @@ class Path:
             return known
         i = len(self.choices)
         if i >= MAX_DEPTH:
-            raise BranchError(f"more than {MAX_DEPTH} comparisons of symbolic sizes in one "
-                              f"run (a loop whose number of turns is a size?), the last "
-                              f"{cond} at {cond.source.location}: {cond.source.code}; give "
-                              "that size as an int")
+            raise self.stop(BranchError(
+                f"more than {MAX_DEPTH} comparisons of symbolic sizes in one run (a loop "
+                f"whose number of turns is a size?), the last {cond} at "
+                f"{cond.source.location}: {cond.source.code}; give that size as an int"))
         choice = self.prefix[i] if i < len(self.prefix) else True
         cond = cond if choice else cond.negated()
         self.choices.append(choice)
@@ -105,6 +107,12 @@ class Path:
         if not self.facts.consistent():
             raise Infeasible(cond)
         return choice
+
+    def stop(self, error: Exception) -> Exception:
+        """``error``, noted as what stopped this run's typing (:attr:`stopped`)."""
+        if self.stopped is None:
+            self.stopped = error
+        return error
 
     def next_prefix(self) -> list[bool] | None:
         """The answers of the next run (depth first), None when every case was run."""

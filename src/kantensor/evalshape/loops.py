@@ -9,6 +9,12 @@ value a known int (or a size, from a size ``start``), as NumPy's loop has. Past
 :data:`MAX_TURNS` turns the run stops: that case is not covered (the result assumes
 ``n <= 16``, marked as a choice, ``Source.otherwise``: past it NumPy may run, which
 no case says), so that a loop of any length ends; each case is typed exactly.
+
+A loop over a second size inside a loop over a first, both undecided (``for i in
+range(A): for j in range(B):``), would make a case of each pair of turn counts: more
+than :data:`~.branches.MAX_CASES`, each traced again from the start. Where the inner
+loop's first undecided turn opens such a size, the trace stops there with
+:class:`BranchError`, the refusal the cases would end in.
 """
 
 from __future__ import annotations
@@ -22,11 +28,26 @@ from typing import Any
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dimorder import asked
+from ..types.symbols import free_symbols
 from .located import Site
 from .trace import current
 
 #: Most turns of a loop over ``range`` of a size that a case runs.
 MAX_TURNS = 16
+
+
+class BranchError(TypeError):
+    """A program whose branches on sizes cannot be split into cases (too many, or a
+    loop whose number of turns is a symbolic size)."""
+
+
+class _Loop:
+    """A loop under way: the sizes its range names, and whether a turn of it asked a
+    comparison its case's facts did not decide (then its number of turns is open)."""
+
+    def __init__(self, sizes: frozenset[Any]):
+        self.sizes = sizes
+        self.open = False
 
 #: By code object: the offsets of its calls whose result is iterated at once (each
 #: call's own and its inline caches': a frame's ``f_lasti`` may be either).
@@ -57,8 +78,22 @@ def iterated() -> bool:
 def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
     """Python's ``range(start, stop, step)`` of sizes, turn by turn (module docstring);
     ``step`` a nonzero int."""
+    path = getattr(current(), "path", None)
+    loop = _Loop(frozenset().union(*(free_symbols(v) for v in (start, stop)
+                                     if isinstance(v, Dim))))
+    if path is not None:
+        path.loops.append(loop)
+    try:
+        yield from _turns(start, stop, step, path, loop)
+    finally:
+        if path is not None and loop in path.loops:
+            path.loops.remove(loop)
+
+
+def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator[Any]:
     value, done = start, 0
     while True:
+        asked_before = None if path is None else len(path.choices)
         if isinstance(stop, Dim):  # (asked as the user reads it: n > 2)
             more = asked(">" if step > 0 else "<", stop, value)
         elif isinstance(value, Dim):
@@ -68,28 +103,51 @@ def turns(start: Any, stop: Any, step: int = 1) -> Iterator[Any]:
         if more is NotImplemented:
             raise TypeError(f"range({start}, {stop}, {step}): symbolic sizes compared "
                             "outside a traced program")
+        if asked_before is not None and len(path.choices) > asked_before:
+            _nested(path, loop, start, stop, step)
         if not more:
             return
         if done == MAX_TURNS:
-            _limit(start, stop, step, value)
-            raise TypeError(f"a loop over range({start}, {stop}, {step}) turns more than "
-                            f"{MAX_TURNS} times here: eval_shape types each number of turns "
-                            f"up to {MAX_TURNS} as a case; give that size as an int")
+            raise _limit(start, stop, step, value, TypeError(
+                f"a loop over range({start}, {stop}, {step}) turns more than {MAX_TURNS} "
+                f"times here: eval_shape types each number of turns up to {MAX_TURNS} as a "
+                "case; give that size as an int"))
         yield value
         value, done = value + step, done + 1
 
 
-def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
-    """Note on the run's path that it stops typing at this loop's turn ``value``: the
+def _site(trace: Any) -> Site | None:
+    """The user's line the loop is at (the innermost user frame out of this module)."""
+    frame = trace.locator.frame(sys._getframe(2))
+    return None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
+                                           frame.f_code.co_name)
+
+
+def _nested(path: Any, loop: _Loop, start: Any, stop: Any, step: int) -> None:
+    """``loop``'s turn asked an undecided comparison: it is open; inside an open loop
+    over other sizes the cases would multiply (module docstring), so the trace stops."""
+    loop.open = True
+    outer = [x for x in path.loops[:path.loops.index(loop)] if x.open]
+    if outer and not loop.sizes <= frozenset().union(*(x.sizes for x in outer)):
+        site = _site(current())
+        at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
+        raise path.stop(BranchError(
+            f"a loop over range({start}, {stop}, {step}){at} inside a loop over range of "
+            f"{', '.join(sorted(map(str, outer[-1].sizes)))}: eval_shape types each number "
+            "of turns as a case, and the two sizes' turns multiply the cases; give one of "
+            "those sizes as an int"))
+
+
+def _limit(start: Any, stop: Any, step: int, value: Any, error: Exception) -> Exception:
+    """Note on the run's path that it stops typing at this loop's turn ``value`` (with
+    ``error``, returned: the run is refused even where the code catches it): the
     condition that the loop ends by then, an overload's choice as it were
     (``Source.otherwise``): past it the sizes are not covered, which NumPy may run."""
     trace = current()
     path = getattr(trace, "path", None)
     if path is None:
-        return
-    frame = trace.locator.frame(sys._getframe(2))
-    site = None if frame is None else Site(frame.f_code.co_filename, frame.f_lineno,
-                                           frame.f_code.co_name)
+        return error
+    site = _site(trace)
     source = Source(op="loop", location="" if site is None else
                     f"{site.filename}:{site.lineno}",
                     code="" if site is None else site.source,
@@ -101,3 +159,4 @@ def _limit(start: Any, stop: Any, step: int, value: Any) -> None:
         ends = Condition(stop, ">=", value, source) if isinstance(stop, Dim) \
             else Condition(value, "<=", stop, source)
     path.limits = (*path.limits, ends)
+    return path.stop(error)

@@ -28,25 +28,20 @@ import numpy as np
 
 from .. import ops
 from ..graph.basic import Variable
-from ..ops.arraylike import sized_array
 from ..types.dim import Dim
 from ..types.dimminmax import dim_max, dim_min
 from ..types.sizenum import Ratio, size_tensor
 from ..types.variable import as_tensor_variable
+from .arrays import array as _array
+from .arrays import asarray as _asarray
+from .arrays import ascontiguousarray as _ascontiguousarray
+from .arrays import symbolic as _symbolic
 from .loops import iterated, turns
 from .pymath import MATH
 from .ranges import arange as _arange
 from .ranges import index_of as _index
 from .ranges import is_size as _size
-from .scalartypes import tag_python_ints
 from .trace import current
-
-
-def _symbolic(x: Any) -> bool:
-    """Whether ``x`` (or an item of a list or tuple ``x``) is a size or a tensor."""
-    if isinstance(x, Dim | Ratio | Variable):
-        return True
-    return isinstance(x, list | tuple) and any(_symbolic(v) for v in x)
 
 
 def _shape(shape: Any) -> bool:
@@ -110,29 +105,6 @@ def _linspace(start: Any, stop: Any, num: Any = 50, endpoint: bool = True,
     if retstep or axis or _symbolic((start, stop)):
         return NotImplemented
     return ops.linspace(start, stop, num, endpoint, dtype=_dtype(dtype))
-
-
-def _stacked(obj: Any) -> Any:
-    """A nested list of tensors, sizes and numbers as one tensor (``np.array([a, b])``)."""
-    if isinstance(obj, list | tuple):
-        return ops.stack([_stacked(v) for v in obj])
-    if isinstance(obj, Dim | Ratio):
-        return size_tensor(obj)
-    return as_tensor_variable(obj)
-
-
-def _array(obj: Any, dtype: Any = None, *args: Any, **kw: Any) -> Any:
-    """``np.array``/``np.asarray`` of a tensor (or of lists holding tensors or sizes; of
-    numbers and sizes, NumPy's dtype for them: :func:`~kantensor.ops.arraylike.sized_array`,
-    ``[n, 1.5]`` float64 as ``[3, 1.5]`` is)."""
-    if not _symbolic(obj):
-        return NotImplemented
-    out = sized_array(obj)
-    out = _stacked(obj) if out is None else out
-    if dtype is None:
-        return out
-    name = np.dtype(dtype).name
-    return tag_python_ints(out.astype(name), obj, name)  # (sizes as Python ints must fit)
 
 
 def _sampler(distribution: str, low: Any = 0.0, high: Any = 1.0, size: Any = None,
@@ -241,7 +213,8 @@ def _diag_indices(n: Any, ndim: int = 2) -> Any:
 CREATION: dict[str, Callable[..., Any]] = {
     "zeros": _zeros, "ones": _ones, "empty": _zeros, "full": _full, "arange": _arange,
     "eye": _eye, "identity": _identity, "tri": _tri, "linspace": _linspace,
-    "array": _array, "asarray": _array, "asanyarray": _array, "ascontiguousarray": _array,
+    "array": _array, "asarray": _asarray, "asanyarray": _asarray,
+    "ascontiguousarray": _ascontiguousarray,
     "lexsort": _lexsort, "diag_indices": _diag_indices}
 
 def _generator_random(size: Any = None, dtype: Any = "float64", out: Any = None) -> Any:
