@@ -192,14 +192,11 @@ def _pass_origins(call: NodeCall, inputs: list[Any], y: Any, out_ind: list, indi
     input's axis (``inputs`` before their casts, ``indices`` their blockwise indices; see
     :meth:`.lower.Session.origin`)."""
     for b, letter in enumerate(out_ind):
-        if known(y.chunks[b]):
-            continue
         for x, ind in zip(inputs, indices, strict=True):
+            if (y.name, b) in call.session.origins:
+                break
             if isinstance(x, da.Array) and ind and letter in ind:
-                a = ind.index(letter)
-                if not known(x.chunks[a]) and len(x.chunks[a]) == len(y.chunks[b]):
-                    call.session.origins[(y.name, b)] = call.session.origin(x, a)
-                    break
+                call.session.keeps(x, y, {ind.index(letter): b})
 
 
 def _arguments(labels: tuple, values: list[Any], letters: _Letters, whole: frozenset
