@@ -58,7 +58,7 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
     (:func:`.lower.without_empty`)."""
     if call.kind == "identity":
         return [values[0]]
-    values = [without_empty(x) for x in values]
+    values = [_without_empty(call, x) for x in values]
     if call.kind is None:
         return elemwise(call, values) or blockwise(call, values)
     if call.kind == ARRANGE:
@@ -72,6 +72,15 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
             algorithm.numpy(call.in_types, call.out_types):
         return blockwise(call, values)
     return algorithm.lower(call, algorithm.known_inputs(call, values))
+
+
+def _without_empty(call: NodeCall, x: Any) -> Any:
+    """:func:`.lower.without_empty`, which drops empty chunks of known axes only: the
+    unknown axes keep their blocks, so their origins."""
+    y = without_empty(x)
+    if y is not x:
+        call.session.keeps(x, y, {a: a for a in range(x.ndim)})
+    return y
 
 
 class DaskFunction:

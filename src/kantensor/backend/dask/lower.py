@@ -150,7 +150,15 @@ class Session:
                          f"{short(chunks)}", f"{why}; that needs the whole axis in one task",
                    f"input {i} axis {axis} rechunked to one chunk")
         x = self.sizes(call, i, x) if not known(chunks) else x
-        return x.rechunk({axis: -1})
+        return self.rechunked(x, axis, -1)
+
+    def rechunked(self, x: Any, axis: int, chunks: Any) -> Any:
+        """``x`` rechunked along ``axis`` (of known sizes) only: Dask's rechunk leaves
+        the blocks of the other axes as they are, so they keep their origins (an axis
+        of unknown chunks is never rechunked)."""
+        y = x.rechunk({axis: chunks})
+        self.keeps(x, y, {a: a for a in range(x.ndim) if a != axis})
+        return y
 
     def allow(self, call: NodeCall, what: str, why: str, done: str) -> None:
         """Let the lowering rechunk (``done``, noted for the plan) if the user allowed
