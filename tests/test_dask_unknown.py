@@ -379,3 +379,23 @@ def test_tile_repeating_the_unknown_axis_zero_times_needs_its_sizes(reps):
     want = np.tile(big[keep], reps)
     assert got.shape == want.shape
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("fn, numpy", [(kt.cumsum, np.cumsum), (kt.cumprod, np.cumprod)])
+def test_a_scan_of_a_known_axis_in_several_chunks_over_unknown_rows(fn, numpy):
+    """``cumsum(y, axis=1)`` of masked rows whose columns are split in chunks: Dask's
+    scan over several chunks makes a block of every other axis's sizes (``np.full_like``
+    of the rows' ``nan``), so computing it failed inside Dask's task ("'float' object
+    cannot be interpreted as an integer", found by the origins hunt, seed 25). Now the
+    node needs the rows' sizes: UnknownChunksError naming compute_chunk_sizes, or with
+    them NumPy's values. In one chunk of columns the rows stay unknown."""
+    x, m = kt.tensor("x", "float64", (None, 3)), kt.vector("m", "bool")
+    args = (da.from_array(V[:, :3], chunks=(4, 2)), da.from_array(K, chunks=4))
+    with pytest.raises(UnknownChunksError, match=r"several chunks.*compute_chunk_sizes"):
+        kt.function([x, m], fn(x[m], axis=1), backend="dask")(*args)
+    f = kt.function([x, m], fn(x[m], axis=1), backend="dask", compute_chunk_sizes=True)
+    np.testing.assert_allclose(f(*args).compute(), numpy(R[:, :3], axis=1), rtol=1e-12)
+    whole = kt.function([x, m], fn(x[m], axis=1), backend="dask")(
+        da.from_array(V[:, :3], chunks=(4, 3)), da.from_array(K, chunks=4))
+    assert np.isnan(whole.chunks[0]).all()
+    np.testing.assert_allclose(whole.compute(), numpy(R[:, :3], axis=1), rtol=1e-12)

@@ -26,7 +26,9 @@ chunk:
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
   ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
   chunk (``pad`` in the modes and widths where Dask's computes NumPy's values:
-  :func:`_dask_pads`);
+  :func:`_dask_pads`); on arrays with unknown chunks off the axes they join, roll, tile,
+  repeat or pad, the same blocks joined by :mod:`.joining` (Dask's functions compare
+  the unknown sizes);
 * ``arrange``: no algorithm: the Op's axis parameters only place axes, and its
   signature's blockwise keeps every chunk.
 

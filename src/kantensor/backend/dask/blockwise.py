@@ -254,8 +254,13 @@ def _exact(call: NodeCall) -> bool:
 
 
 def typed(call: NodeCall, y: Any, j: int = 0) -> Any:
+    """``y`` in output ``j``'s dtype (a cast keeps every block: origins passed)."""
     dtype = call.dtype(j)
-    return y if y.dtype == dtype else y.astype(dtype)
+    if y.dtype == dtype:
+        return y
+    z = y.astype(dtype)
+    call.session.keeps(y, z, {a: a for a in range(y.ndim)})
+    return z
 
 
 def first(call: NodeCall, values: list[Any]) -> Any:

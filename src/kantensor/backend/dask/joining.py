@@ -193,9 +193,15 @@ def _full(call: NodeCall, slab: Any, axis: int, width: int, value: Any) -> Any:
 
 # -- the nodes ----------------------------------------------------------------------
 def _typed_arrays(call: NodeCall, values: list[Any]) -> list[Any]:
+    """The inputs as Dask arrays of the output's dtype (a cast keeps the origins)."""
     dtype = call.dtype()
-    return [(x if isinstance(x, da.Array) else da.from_array(np.asarray(x))).astype(dtype)
-            for x in values]
+    out = []
+    for x in values:
+        x = x if isinstance(x, da.Array) else da.from_array(np.asarray(x))
+        y = x.astype(dtype)
+        call.session.keeps(x, y, {a: a for a in range(x.ndim)})
+        out.append(y)
+    return out
 
 
 def join_node(axis: int | None = None) -> Any:

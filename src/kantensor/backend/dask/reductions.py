@@ -220,6 +220,11 @@ def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
             x, axis = reshape(call, 0, x, (-1,)), 0
         if x.ndim == 0:
             return blockwise(call, values)
+        if len(x.chunks[axis % x.ndim]) > 1:  # Dask's scan over several chunks carries
+            # a block of every other axis's sizes (np.full_like of its chunks: a nan
+            # fails in the task, "'float' object cannot be interpreted as an integer")
+            x = call.session.sizes(call, 0, x, " (a scan over several chunks carries "
+                                   "blocks of the other axes' sizes)")
         y = typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))
         return [others_kept(call, x, y, (axis % x.ndim,), True)]
     return lower

@@ -2,14 +2,16 @@
 sizes the data decides), on which axes.
 
 Dask's elementwise, reduction, contraction and scan functions work on blocks of any
-size; others need the sizes of some axes (``flip`` to reverse them, ``concatenate`` to
-compare the axes it does not join, ``trace`` to find the diagonal) and fail from inside
-Dask with its own words where they are unknown ("cannot convert float NaN to integer").
+size; others need the sizes of some axes (``flip`` to reverse them, ``trace`` to find
+the diagonal) and fail from inside Dask with its own words where they are unknown
+("cannot convert float NaN to integer"); Dask's ``concatenate`` (and the Ops built on
+it) compares the axes it does not join, where :mod:`.joining` pairs their blocks by
+origin instead.
 Each kind of :data:`.algorithms.ALGORITHMS` says which unknown axes it takes
 (``unknown(call, axes)``); for the others :func:`resolved` asks the session for the
 sizes: an UnknownChunksError naming ``compute_chunk_sizes``, or with
-``compute_chunk_sizes=True`` the sizes computed once (DESIGN §12: nothing computed in
-the call unless the user opts in).
+``compute_chunk_sizes=True`` the sizes computed once per origin (DESIGN §12: nothing
+computed in the call unless the user opts in).
 """
 
 from __future__ import annotations
