@@ -319,6 +319,12 @@ class DaskMemory:
         return sum(t.tasks for _, t in self.nodes)
 
     @property
+    def unknown(self) -> int:
+        """The tasks whose bytes chunks of unknown size decide (left out of the largest
+        and the peak, which are of the others)."""
+        return sum(t.unknown for _, t in self.nodes)
+
+    @property
     def largest(self) -> tuple[Apply, Any] | None:
         """The node and task that hold the most bytes (inputs and output)."""
         found = [(node, t.largest) for node, t in self.nodes if t.largest is not None]
@@ -350,10 +356,17 @@ class DaskMemory:
         return self.threads_per_worker * (largest[1].held if largest else 0.0)
 
     def over_bound(self) -> list[str]:
-        """One sentence per node whose largest task holds more than the bound."""
+        """One sentence per node whose largest task holds more than the bound, or whose
+        tasks hold bytes that chunks of unknown size decide (no bound is known for them:
+        reported, never taken as within it)."""
         if self.bound is None:
             return []
-        return [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
+        unknown = [f"{node.op}: {t.unknown} of its {t.tasks} tasks (the first "
+                   f"{t.first_unknown.key!r}) hold bytes that chunks of unknown size decide "
+                   f"(nan, sizes the data decides), which max_task_bytes={_mb(self.bound)} "
+                   "cannot bound. Call .compute_chunk_sizes() on the input first"
+                   for node, t in self.nodes if t.unknown]
+        return unknown + [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
                 f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
                 f"{_mb(t.largest.output)} out{_inside(t.largest)}){_fused(t.largest)}, above "
                 f"max_task_bytes={_mb(self.bound)}"
@@ -365,16 +378,23 @@ class DaskMemory:
                  f"{_inside(self.largest[1]) if self.largest else ''}; peak per "
                  f"worker ({self.threads_per_worker} thread"
                  f"{'s' * (self.threads_per_worker != 1)}) at least "
-                 f"{_mb(self.peak_per_worker)}"]
+                 f"{_mb(self.peak_per_worker)}{_unknown(self.unknown)}"]
         for node, t in self.nodes:
             if t.largest is not None:
                 lines.append(f"  {node.op}: {t.tasks} tasks, largest {_mb(t.largest.inputs)}"
                              f" in + {_mb(t.largest.output)} out{_inside(t.largest)} "
-                             f"(block {t.largest.block})")
+                             f"(block {t.largest.block}){_unknown(t.unknown)}")
+            elif t.unknown:
+                lines.append(f"  {node.op}: {t.tasks} tasks{_unknown(t.unknown)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<DaskMemory {str(self).splitlines()[0]}>"
+
+
+def _unknown(count: int) -> str:
+    return f"; {count} task{'s' * (count != 1)} of bytes unknown (chunks of unknown " \
+           "size)" if count else ""
 
 
 def _inside(task: Any) -> str:
