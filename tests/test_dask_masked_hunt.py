@@ -140,7 +140,6 @@ def test_masked_inputs_through_random_graphs():
     assert found == []
 
 
-
 # -- origins: one mask's rows through many Ops, then paired with each other -----------
 #
 # Each graph takes the rows of ``x`` (of 3 columns) a mask picks, sends them through
@@ -149,10 +148,12 @@ def test_masked_inputs_through_random_graphs():
 # (``sum(b, axis=1, keepdims=True)``) to the rows' first column: rows of one origin are
 # paired block by block, others only by their sizes. Judged by NumPy, with and without
 # ``compute_chunk_sizes=True``: a refusal (UnknownChunksError, RechunkError) is no wrong
-# answer; a value other than NumPy's is. Where every Op keeps the rows' blocks and no
-# second mask is read, the sizes are computed at most once (a Dask callback counts the
-# graphs computed in the call). ``KANTENSOR_DASK_ORIGINS_GRAPHS`` sets the graphs (quick
-# 40, long 1000), ``KANTENSOR_DASK_ORIGINS_SEED`` the seed (25).
+# answer; a value other than NumPy's is, and so are chunks other than the blocks Dask
+# computes (from a pickled copy of the graph: its tasks unpickled). Where every Op
+# keeps the rows' blocks and no second mask is read, the sizes are computed at most
+# once (a Dask callback counts the graphs computed in the call).
+# ``KANTENSOR_DASK_ORIGINS_GRAPHS`` sets the graphs (quick 40, long 1000),
+# ``KANTENSOR_DASK_ORIGINS_SEED`` the seed (25).
 
 ORIGIN_GRAPHS = sizing.size("DASK_ORIGINS_GRAPHS", 40, 1000)
 ORIGIN_SEED = int(os.environ.get("KANTENSOR_DASK_ORIGINS_SEED", "25"))
@@ -272,7 +273,7 @@ def test_one_masks_rows_through_random_ops_paired_by_origin():
             try:
                 with seen:
                     y = f(*args)
-                got = y.compute()
+                chunks, got = computed(y, pickled=True)  # (its tasks unpickled)
             except (UnknownChunksError, RechunkError):
                 stats["refused"] += 1
                 continue
@@ -280,6 +281,8 @@ def test_one_masks_rows_through_random_ops_paired_by_origin():
                 found.append(f"#{i} {branches} {options}: {type(exc).__name__}: {exc}")
                 continue
             stats["run"] += 1
+            if not _consistent(y.chunks, chunks):
+                found.append(f"#{i} {branches} {options}: chunks {y.chunks}, blocks {chunks}")
             if got.shape != want.shape or not np.allclose(got, want, rtol=1e-9, atol=1e-9):
                 found.append(f"#{i} {branches} {options}: Dask {got.ravel()[:4]}, "
                              f"NumPy {want.ravel()[:4]}")
