@@ -250,3 +250,78 @@ def test_rows_kept_through_ops_on_a_cluster_of_worker_processes():
         np.testing.assert_allclose(value, numpy(a) + a[:, :1], rtol=1e-12)
     for value, want in zip(sized, _needs_sizes_np(a), strict=True):
         np.testing.assert_allclose(value, want, rtol=1e-12)
+
+
+#: Joins and repeats along the rows: other blocks than the rows', whose sizes are made
+#: of the rows' (one after the other, or each k times as large)
+DERIVED = {
+    "repeat_of_one_origin": (lambda y: kt.repeat(y, 2, axis=0) + kt.repeat(2 * y, 2, axis=0),
+                             lambda a: np.repeat(a, 2, 0) * 3),
+    "joins_of_one_origin": (lambda y: kt.concatenate([y, y]) + kt.concatenate([y, 2 * y]),
+                            lambda a: np.concatenate([a, a]) + np.concatenate([a, 2 * a])),
+    "tile_and_join": (lambda y: kt.tile(y, (2, 1)) + kt.vstack([y, -y]),
+                      lambda a: np.tile(a, (2, 1)) + np.vstack([a, -a])),
+}
+
+
+@pytest.mark.parametrize("name", list(DERIVED))
+def test_rows_made_alike_of_one_origin_pair_block_by_block(name):
+    """``concatenate([y, y]) + concatenate([y, 2 * y])``, ``repeat(y, 2) + repeat(2 * y,
+    2)``: each side's blocks are made of the rows' the same way, so of the same sizes.
+    Refused before (each join a new origin); now paired block by block, nothing computed,
+    NumPy's values."""
+    build, numpy = DERIVED[name]
+    x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
+    with Computes() as seen:
+        y = kt.function([x, m], build(x[m]), backend="dask")(*_inputs())
+    assert seen.graphs == 0 and all(np.isnan(c) for c in y.chunks[0])
+    np.testing.assert_allclose(y.compute(), numpy(DATA[KEEP]), rtol=1e-12)
+
+
+def test_sizes_of_joins_and_repeats_follow_from_the_masks_counts():
+    """Nodes that need the sizes of rows repeated, joined or tiled: each such array was
+    an origin of its own, whose sizes Dask's compute_chunk_sizes computed from the whole
+    upstream (4 graphs in the call). Now they follow from the mask's counts (the rows'
+    chunks one after the other, or twice as large): one graph; NumPy's values."""
+    x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
+    y = x[m]
+    outs = [kt.repeat(y, 2, 0)[1:], kt.concatenate([y, y])[::-1], kt.tile(y, (3, 1))[2:],
+            kt.roll(kt.concatenate([kt.repeat(y, 2, 0), y]), 1, 0)]
+    f = kt.function([x, m], outs, backend="dask", compute_chunk_sizes=True)
+    with Computes() as seen:
+        outs = f(*_inputs())
+    assert seen.graphs == 1
+    got = da.compute(*outs)
+    a = DATA[KEEP]
+    wants = [np.repeat(a, 2, 0)[1:], np.concatenate([a, a])[::-1], np.tile(a, (3, 1))[2:],
+             np.roll(np.concatenate([np.repeat(a, 2, 0), a]), 1, 0)]
+    for value, want in zip(got, wants, strict=True):
+        assert value.shape == want.shape
+        np.testing.assert_allclose(value, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, build, numpy", [
+    ("pad", lambda y: kt.pad(y, ((0, 1), (0, 0))), lambda a: np.pad(a, ((0, 1), (0, 0)))),
+    ("repeat", lambda y: kt.repeat(y, 2, axis=0), lambda a: np.repeat(a, 2, 0))])
+def test_sizes_computed_in_the_call_that_show_no_rows(name, build, numpy):
+    """A mask that keeps no row, then an Op that needs the rows' sizes, compiled with
+    compute_chunk_sizes=True: the sizes computed showed an empty array, which Dask's pad
+    divides by ("ZeroDivisionError: integer division or modulo by zero", found by the
+    origins hunt, seed 7) and Dask's repeat finds nothing to concatenate in; NumPy's own
+    Op runs on arrays known empty, now on those computed empty too: NumPy's result."""
+    x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
+    f = kt.function([x, m], build(x[m]), backend="dask", compute_chunk_sizes=True)
+    none = np.zeros(6, bool)
+    got = f(da.from_array(DATA, chunks=(2, 2)), da.from_array(none, chunks=2)).compute()
+    want = numpy(DATA[none])
+    assert got.shape == want.shape
+    np.testing.assert_array_equal(got, want)
+
+
+def test_hstack_of_scalars():
+    """hstack of 0-d arrays on Dask: Dask's hstack concatenates them and fails ("zero-
+    dimensional arrays cannot be concatenated"), NumPy's makes a vector of them. Now
+    NumPy's (found routing the joins through one lowering)."""
+    s = kt.scalar("s", "float64")
+    got = kt.function([s], kt.hstack([s, 2 * s]), backend="dask")(np.float64(1.5))
+    np.testing.assert_array_equal(got.compute(), np.hstack([1.5, 3.0]))

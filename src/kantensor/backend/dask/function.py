@@ -71,7 +71,16 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
     if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)) or \
             algorithm.numpy(call.in_types, call.out_types):
         return blockwise(call, values)
-    return algorithm.lower(call, algorithm.known_inputs(call, values))
+    sized = algorithm.known_inputs(call, values)
+    if any(x is not y for x, y in zip(sized, values, strict=True)) and algorithm.numpy(
+            tuple(concrete_type(t.dtype, _chunks(x)) for t, x in zip(call.in_types, sized,
+                                                                     strict=True)),
+            call.out_types):
+        # sizes computed in the call (compute_chunk_sizes=True) that show no elements:
+        # the Op's own implementation, as for inputs known empty (a mask that kept
+        # nothing: Dask's pad divided by the chunk of 0)
+        return blockwise(call, sized)
+    return algorithm.lower(call, sized)
 
 
 def _without_empty(call: NodeCall, x: Any) -> Any:

@@ -71,11 +71,14 @@ def join(call: NodeCall, arrays: list[Any], axis: int) -> Any:
     """``arrays`` (one dtype, aligned off ``axis``: :func:`aligned_off`) joined along
     ``axis``: Dask's ``concatenate`` where every other axis is known, else its graph
     (each block an alias of an input's), each axis but ``axis`` keeping the first
-    input's origin."""
+    input's origin; unknown chunks along ``axis`` are the inputs' one after the other
+    (:meth:`.lower.Session.derive`)."""
     if len(arrays) == 1:
         return arrays[0]
     if not _unknown_off(arrays, axis):
-        return da.concatenate(arrays, axis=axis)
+        y = da.concatenate(arrays, axis=axis)
+        call.session.derive(y, axis, "join", [(x, axis) for x in arrays])
+        return y
     first = arrays[0]
     name = f"concatenate-{tokenize(axis, *arrays)}"
     chunks = tuple(sum((x.chunks[a] for x in arrays), ()) if a == axis else c
@@ -90,6 +93,7 @@ def join(call: NodeCall, arrays: list[Any], axis: int) -> Any:
     y = da.Array(HighLevelGraph.from_collections(name, graph, dependencies=arrays), name,
                  chunks, meta=first._meta)
     call.session.keeps(first, y, {a: a for a in range(first.ndim) if a != axis})
+    call.session.derive(y, axis, "join", [(x, axis) for x in arrays])
     return y
 
 
@@ -97,8 +101,9 @@ def stacked(call: NodeCall, arrays: list[Any], axis: int) -> Any:
     """``stack`` along a new ``axis``: each input given a size-1 axis there (Dask's
     slicing by None, origins kept), then joined, one chunk per input (as Dask's
     ``stack``)."""
-    arrays = aligned_off(call, arrays, -1)
-    if not _unknown_off(arrays, -1):
+    if _unknown_off(arrays, -1):
+        arrays = aligned_off(call, arrays, -1)
+    if not _unknown_off(arrays, -1):  # (Dask's stack unifies known chunks itself)
         return da.stack(arrays, axis=axis)
     index = (slice(None),) * axis + (None,)
     expanded = []
@@ -148,13 +153,14 @@ def repeated(call: NodeCall, x: Any, repeats: int, axis: int) -> Any:
     """``np.repeat`` by an int along ``axis``, block by block: each block's entries
     repeated in it (the concatenation of the blocks' repeats is the repeat of their
     concatenation). The chunks along ``axis`` are ``repeats`` times as large (unknown
-    ones stay unknown: other blocks than ``x``'s, so no origin passed there); every
-    other axis keeps its origin."""
+    ones stay unknown: other blocks than ``x``'s, whose sizes are ``repeats`` times its,
+    :meth:`.lower.Session.derive`); every other axis keeps its origin."""
     chunks = tuple(tuple(n * repeats for n in c) if a == axis else c
                    for a, c in enumerate(x.chunks))
     y = x.map_blocks(np.repeat, repeats, axis=axis, chunks=chunks, dtype=x.dtype,
                      meta=x._meta)
     call.session.keeps(x, y, {a: a for a in range(x.ndim) if a != axis})
+    call.session.derive(y, axis, "repeat", [(x, axis)], repeats)
     return y
 
 
@@ -205,25 +211,36 @@ def _typed_arrays(call: NodeCall, values: list[Any]) -> list[Any]:
 
 
 def join_node(axis: int | None = None) -> Any:
-    """concatenate (``axis`` None: its parameter), vstack (0), hstack (1): Dask's
-    function where no axis but the joined one is unknown, else :func:`join` of the
-    inputs aligned by origin; vstack of vectors stacks them (:func:`stacked`)."""
+    """concatenate (``axis`` None: its parameter), vstack (0), hstack (1): :func:`join`
+    (Dask's concatenate where no axis but the joined one is unknown) of the inputs
+    aligned by origin; vstack takes vectors as rows, hstack scalars as vectors (as
+    NumPy's ``atleast_2d`` and ``atleast_1d``: Dask's slicing by None, origins kept)."""
     def lower(call: NodeCall, values: list[Any]) -> list[Any]:
         arrays = _typed_arrays(call, values)
+        if axis is not None:
+            least = 2 if axis == 0 else 1
+            if all(x.ndim == 0 for x in arrays):  # scalars: vstack's rows, hstack's
+                # vector (Dask's hstack concatenates them: "zero-dimensional arrays
+                # cannot be concatenated")
+                return [{0: da.vstack, 1: da.stack}[axis](arrays)]
+            arrays = [_at_least(call, x, least) for x in arrays]
         ndim = arrays[0].ndim
-        if axis is None:
-            along = call.params.get("axis", 0) % max(ndim, 1)
-        elif ndim < 2:
-            along = 0 if axis == 1 else None
-        else:
-            along = axis
-        if ndim == 0 or not _unknown_off(arrays, -1 if along is None else along):
-            fn = {None: da.concatenate, 0: da.vstack, 1: da.hstack}[axis]
-            return [fn(arrays, **({"axis": along} if axis is None else {}))]
-        if along is None:  # vstack of vectors: their rows
-            return [stacked(call, arrays, 0)]
-        return [join(call, aligned_off(call, arrays, along), along)]
+        along = (call.params.get("axis", 0) if axis is None else
+                 axis if ndim >= 2 else 0) % ndim
+        if _unknown_off(arrays, along):
+            arrays = aligned_off(call, arrays, along)
+        return [join(call, arrays, along)]
     return lower
+
+
+def _at_least(call: NodeCall, x: Any, ndim: int) -> Any:
+    """``x`` with leading axes of 1 up to ``ndim`` axes (NumPy's ``atleast_2d`` of a
+    vector is its row), its origins kept."""
+    if x.ndim >= ndim:
+        return x
+    y = x[(None,) * (ndim - x.ndim)]
+    call.session.keeps(x, y, {a: a + ndim - x.ndim for a in range(x.ndim)})
+    return y
 
 
 def stack_node(call: NodeCall, values: list[Any]) -> list[Any]:
