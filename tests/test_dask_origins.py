@@ -89,9 +89,9 @@ REORDERED = [
     ("flip_rows", lambda y: kt.flip(y, axis=0) + y, lambda a: a[::-1] + a),
     ("flip_all", lambda y: kt.flip(y) + y, lambda a: a[::-1, ::-1] + a),
     ("roll_rows", lambda y: kt.roll(y, 1, axis=0) + y, lambda a: np.roll(a, 1, axis=0) + a),
-    ("concatenate_rows", lambda y: kt.concatenate([y, y], axis=0)
-     + kt.concatenate([y, 2 * y], axis=0),
-     lambda a: np.concatenate([a, a]) + np.concatenate([a, 2 * a])),
+    ("concatenate_rows_swapped", lambda y: kt.concatenate([y, kt.flip(y, axis=0)], axis=0)
+     + kt.concatenate([kt.flip(y, axis=0), y], axis=0),
+     lambda a: np.concatenate([a, a[::-1]]) + np.concatenate([a[::-1], a])),
 ]
 
 

@@ -26,7 +26,9 @@ chunk:
   ``tril``, ``triu``, ``diag``, ``pad``, ``broadcast_to``, ``repeat``, ``tile``,
   ``zeros_like``-style creation: Dask's functions of those names, which work chunk by
   chunk (``pad`` in the modes and widths where Dask's computes NumPy's values:
-  :func:`_dask_pads`);
+  :func:`_dask_pads`); on arrays with unknown chunks off the axes they join, roll, tile,
+  repeat or pad, the same blocks joined by :mod:`.joining` (Dask's functions compare
+  the unknown sizes);
 * ``arrange``: no algorithm: the Op's axis parameters only place axes, and its
   signature's blockwise keeps every chunk.
 
@@ -56,7 +58,16 @@ from .indexing import (
     take_node,
     takes,
 )
-from .lower import NodeCall
+from .joining import (
+    join_node,
+    padded,
+    repeat_node,
+    repeats_int,
+    roll_node,
+    stack_node,
+    tile_node,
+)
+from .lower import NodeCall, known
 from .reductions import (
     arg_reduction,
     count,
@@ -68,7 +79,7 @@ from .reductions import (
     product,
     reduction,
 )
-from .reshaping import reshape, reshape_node
+from .reshaping import reshape_node
 from .unknown import (
     always,
     except_along,
@@ -231,19 +242,31 @@ def _dask_pads(op: Any, types: tuple) -> bool:
                for n, p in zip(types[0].shape, pairs, strict=True))
 
 
+def _pad_pairs(call: NodeCall) -> list[tuple[int, int]]:
+    pairs = call.params["pad_width"]
+    ndim = call.node.inputs[0].type.ndim
+    return list(pairs * ndim if len(pairs) == 1 else pairs)
+
+
+def _pads_known(call: NodeCall, axes: frozenset[int]) -> bool:
+    """A constant pad takes unknown sizes on the axes it does not pad
+    (:func:`.joining.padded`)."""
+    pairs = _pad_pairs(call)
+    return call.params.get("mode", "constant") == "constant" and \
+        all(tuple(pairs[a]) == (0, 0) for a in axes)
+
+
 def _pad(call: NodeCall, values: list[Any]) -> list[Any]:
-    """``dask.array.pad`` with the parameters its mode takes (see :func:`_dask_pads`)."""
+    """``dask.array.pad`` with the parameters its mode takes (see :func:`_dask_pads`);
+    a constant pad of an array with unknown sizes (on axes it does not pad) by
+    :func:`.joining.padded`."""
     params = call.params
     mode = params.get("mode", "constant")
+    if any(not known(c) for c in values[0].chunks):
+        return [typed(call, padded(call, values[0], _pad_pairs(call),
+                                   params.get("constant_values", 0)))]
     kwargs = {k: params[k] for k in _DASK_PAD[mode][0] if k in params}
     return [typed(call, da.pad(values[0], params["pad_width"], mode=mode, **kwargs))]
-
-
-def _repeat(call: NodeCall, values: list[Any]) -> list[Any]:
-    x, axis = values[0], call.params.get("axis")
-    if axis is None:
-        x, axis = reshape(call, 0, x, (-1,)), 0
-    return [typed(call, da.repeat(x, call.params["repeats"], axis=axis))]
 
 
 def _diff(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -266,6 +289,46 @@ def _flip(call: NodeCall, values: list[Any]) -> list[Any]:
     return [others_kept(call, values[0], y, axes_of(call, y))]
 
 
+def _kept(call: NodeCall, x: Any, y: Any) -> Any:
+    """``y`` of ``x``'s chunks on every axis (chunks kept): every origin passed."""
+    call.session.keeps(x, y, {a: a for a in range(x.ndim)})
+    return y
+
+
+def _outer(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.outer`` (blockwise: each vector's blocks kept along its axis)."""
+    a, b = values
+    y = _dask_function(da.outer)(call, values)[0]
+    for k, v in enumerate((a, b)):
+        if isinstance(v, da.Array) and v.ndim == 1:
+            call.session.keeps(v, y, {0: k})
+    return [y]
+
+
+def _diagonal(call: NodeCall, values: list[Any]) -> list[Any]:
+    """``dask.array.diagonal``: the diagonals of the blocks, the other axes' blocks kept
+    in order before the diagonal's axis."""
+    y = _dask_function(da.diagonal, "offset", "axis1", "axis2")(call, values)[0]
+    return [others_kept(call, values[0], y, _diagonal_axes(call), False)]
+
+
+def _diagonal_axes(call: NodeCall) -> tuple[int, ...]:
+    ndim = call.node.inputs[0].type.ndim
+    return tuple(sorted({call.params.get("axis1", 0) % ndim,
+                         call.params.get("axis2", 1) % ndim}))
+
+
+def _off_diagonal(call: NodeCall, axes: frozenset[int]) -> bool:
+    """diagonal, trace: unknown sizes on the axes other than the two of the diagonal
+    (Dask's takes the diagonals of the blocks along those two only)."""
+    return not axes & set(_diagonal_axes(call))
+
+
+def _batch(call: NodeCall, axes: frozenset[int]) -> bool:
+    """tril, triu: unknown sizes on the batch axes (Dask's masks the last two)."""
+    return all(a < call.node.inputs[0].type.ndim - 2 for a in axes)
+
+
 def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
     """A vector as long as an axis of ``x`` (its values mean nothing): one block of
     ``x`` across its other axes, each chunk along the axis made a vector of its length;
@@ -276,6 +339,7 @@ def _shape_of(call: NodeCall, values: list[Any]) -> list[Any]:
     y = first.map_blocks(partial(call.op.impl, axis=axis), dtype=call.dtype(),
                          drop_axis=[a for a in range(x.ndim) if a != axis],
                          meta=np.empty((0,), call.dtype()))
+    call.session.keeps(x, y, {axis: 0})
     return [y]
 
 
@@ -286,7 +350,7 @@ def _like(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[Any]]:
         x = values[0]
         if not isinstance(x, da.Array) or any(isinstance(v, da.Array) for v in values[1:]):
             return blockwise(call, values)
-        return [fn(x, *values[1:], dtype=call.dtype())]
+        return [_kept(call, x, fn(x, *values[1:], dtype=call.dtype()))]
     return lower
 
 
@@ -297,7 +361,8 @@ def _triangle(fn: Callable[..., Any]) -> Callable[[NodeCall, list[Any]], list[An
         x, k = values[0], call.size_params("k")
         if x.ndim < 2 or k is None:
             return blockwise(call, values)
-        return [typed(call, fn(x, k=k[0] or 0))]
+        return [others_kept(call, x, typed(call, fn(x, k=k[0] or 0)),
+                            (x.ndim - 2, x.ndim - 1))]
     return lower
 
 
@@ -312,29 +377,10 @@ def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
     return [typed(call, da.broadcast_to(values[0], shape))]
 
 
-def _roll(call: NodeCall, values: list[Any]) -> list[Any]:
-    """``dask.array.roll`` by the shift (sizes among it read from the size inputs);
-    several shifts of the flattened tensor (``axis=None``) by their sum, as NumPy rolls
-    by each in turn (Dask takes one there); shifts and axes broadcast against each other,
-    each axis rolled by the sum of its shifts, as NumPy does (Dask needs as many of
-    each)."""
-    shift = call.size_params("shift")
-    if shift is None:
-        return blockwise(call, values)
-    axis, by = call.params.get("axis"), shift[0]
-    if axis is None:
-        by = sum(by) if isinstance(by, tuple) else by
-    elif isinstance(by, tuple) or isinstance(axis, tuple):
-        ndim, summed = values[0].ndim, {}
-        for s, a in np.broadcast(np.asarray(by, dtype=object), np.asarray(axis)):
-            summed[int(a) % ndim] = summed.get(int(a) % ndim, 0) + s
-        by, axis = tuple(summed.values()), tuple(summed)
-    return [typed(call, da.roll(values[0], by, axis=axis))]
-
-
 def _trace(call: NodeCall, values: list[Any]) -> list[Any]:
     kwargs = {k: call.params[k] for k in ("offset", "axis1", "axis2") if k in call.params}
-    return [typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))]
+    y = typed(call, da.trace(values[0], dtype=call.dtype(), **kwargs))
+    return [others_kept(call, values[0], y, _diagonal_axes(call), False)]
 
 
 _A = Algorithm
@@ -386,38 +432,38 @@ ALGORITHMS: dict[str, Algorithm] = {
     "take": _A(take_node, TAKE_WORDS, takes, always, numpy=_first_empty),
     "shape_of": _A(_shape_of, "the chunks of that axis, each a vector of its length "
                               "(no data read)", _has_axes, always),
-    "split": _A(split_node, "Dask's slicing, one slice per part"),
-    "concatenate": _A(_dask_function(da.concatenate, "axis", many=True),
-                      "dask.array.concatenate (the inputs' chunks kept)",
-                      unknown=joined(), numpy=_all_empty),
-    "stack": _A(_dask_function(da.stack, "axis", many=True),
-                "dask.array.stack (one chunk per input along the new axis)", numpy=_all_empty),
-    "vstack": _A(_dask_function(da.vstack, many=True), "dask.array.vstack",
-                 unknown=joined(0), numpy=_all_empty),
-    "hstack": _A(_dask_function(da.hstack, many=True), "dask.array.hstack",
-                 unknown=joined(1), numpy=_all_empty),
+    "split": _A(split_node, "Dask's slicing, one slice per part",
+                unknown=except_along("axis", 0)),
+    "concatenate": _A(join_node(), "dask.array.concatenate (the inputs' chunks kept)",
+                      unknown=joined, numpy=_all_empty),
+    "stack": _A(stack_node, "dask.array.stack (one chunk per input along the new axis)",
+                unknown=always, numpy=_all_empty),
+    "vstack": _A(join_node(0), "dask.array.vstack", unknown=always, numpy=_all_empty),
+    "hstack": _A(join_node(1), "dask.array.hstack", unknown=always, numpy=_all_empty),
     "diff": _A(_diff,
                "dask.array.diff (overlapping slices of neighbouring chunks)",
                unknown=except_along("axis", -1)),
-    "diagonal": _A(_dask_function(da.diagonal, "offset", "axis1", "axis2"),
-                   "dask.array.diagonal (the diagonals of the blocks)", numpy=_all_empty),
-    "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)"),
+    "diagonal": _A(_diagonal, "dask.array.diagonal (the diagonals of the blocks)",
+                   unknown=_off_diagonal, numpy=_all_empty),
+    "trace": _A(_trace, "dask.array.trace (the diagonals of the blocks summed in a tree)",
+                unknown=_off_diagonal),
     "flip": _A(_flip, "dask.array.flip (chunks reversed)",
                unknown=except_along("axis", None), numpy=_all_empty),
-    "roll": _A(_roll, "dask.array.roll (slices joined)", numpy=_first_empty),
-    "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices),
-    "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices),
+    "roll": _A(roll_node, "dask.array.roll (slices joined)", unknown=except_along("axis", None),
+               numpy=_first_empty),
+    "tril": _A(_triangle(da.tril), "dask.array.tril (block by block)", _matrices, _batch),
+    "triu": _A(_triangle(da.triu), "dask.array.triu (block by block)", _matrices, _batch),
     "diag": _A(_dask_function(da.diag, "k"), "dask.array.diag (block by block)",
                numpy=_all_empty),
-    "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads,
+    "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads, _pads_known,
               numpy=_all_empty),
     "broadcast_to": _A(_broadcast_to,
                        "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
-    "repeat": _A(_repeat, "dask.array.repeat (block by block)", numpy=_first_empty),
-    "outer": _A(_dask_function(da.outer), "dask.array.outer (block by block)",
-                unknown=vectors, numpy=_all_empty),
-    "tile": _A(_dask_function(da.tile, "reps"), "dask.array.tile (chunks repeated)",
-               unknown=tiled, numpy=_all_empty),
+    "repeat": _A(repeat_node, "dask.array.repeat (block by block)", unknown=repeats_int,
+                 numpy=_first_empty),
+    "outer": _A(_outer, "dask.array.outer (block by block)", unknown=vectors,
+                numpy=_all_empty),
+    "tile": _A(tile_node, "dask.array.tile (chunks repeated)", unknown=tiled, numpy=_all_empty),
     "zeros": _A(creation(da.zeros), "dask.array.zeros (Dask's automatic chunks)"),
     "ones": _A(creation(da.ones), "dask.array.ones (Dask's automatic chunks)"),
     "full": _A(creation(da.full), "dask.array.full (Dask's automatic chunks)"),

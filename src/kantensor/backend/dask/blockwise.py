@@ -76,16 +76,18 @@ def aligned(call: NodeCall, values: list[Any], whole: frozenset) -> list[Any]:
         if all(_same(c, chunks[0]) for c in chunks) and (all(known(c) for c in chunks) or len(
                 {call.session.origin(values[i], a) for i, a in found}) == 1):
             continue
-        for i, _ in found:
-            values[i] = call.session.sizes(call, i, values[i],
-                                           " and must be aligned with another input's")
+        if not all(known(c) for c in chunks):  # (known chunks are rechunked alike with
+            # the other axes' unknown ones as they are)
+            for i, _ in found:
+                values[i] = call.session.sizes(call, i, values[i],
+                                               " and must be aligned with another input's")
         found = [(i, a) for i, a in found if values[i].shape[a] != 1]  # (an unknown size
         # computed 1 broadcasts: no chunks to align)
         chunks = [values[i].chunks[a] for i, a in found]
         common = common_blockdim(chunks)
         for i, a in found:
             if not _same(values[i].chunks[a], common):
-                values[i] = values[i].rechunk({a: common})
+                values[i] = call.session.rechunked(values[i], a, common)
     return values
 
 
@@ -218,7 +220,8 @@ def contraction(call: NodeCall, values: list[Any]) -> list[Any]:
     repeated = frozenset(x for row in (*axes.inputs, *axes.outputs) for x in row
                          if row.count(x) > 1)
     contracted = sorted(axes.contracted - repeated, key=str)
-    values, kinds = casts(call, aligned(call, values, repeated))
+    lined = aligned(call, values, repeated)
+    values, kinds = casts(call, lined)
     t = call.out_types[0]
     letters = _Letters()
     args = _arguments(axes.inputs, values, letters, repeated)
@@ -238,7 +241,10 @@ def contraction(call: NodeCall, values: list[Any]) -> list[Any]:
                                 f"{tokenize(kernel, out_ind, summed, *args)}")
     over = tuple(range(t.ndim, t.ndim + len(summed)))
     total = da.sum(partial, axis=over, dtype=t.numpy_dtype)
-    return [total if total.dtype == t.numpy_dtype else total.astype(t.numpy_dtype)]
+    total = total if total.dtype == t.numpy_dtype else total.astype(t.numpy_dtype)
+    _pass_origins(call, lined, total, out_ind, args[1::2])  # (the tree sums over the
+    # contracted indices only: every output index keeps its input's blocks)
+    return [total]
 
 
 def _exact(call: NodeCall) -> bool:
@@ -248,8 +254,13 @@ def _exact(call: NodeCall) -> bool:
 
 
 def typed(call: NodeCall, y: Any, j: int = 0) -> Any:
+    """``y`` in output ``j``'s dtype (a cast keeps every block: origins passed)."""
     dtype = call.dtype(j)
-    return y if y.dtype == dtype else y.astype(dtype)
+    if y.dtype == dtype:
+        return y
+    z = y.astype(dtype)
+    call.session.keeps(y, z, {a: a for a in range(y.ndim)})
+    return z
 
 
 def first(call: NodeCall, values: list[Any]) -> Any:

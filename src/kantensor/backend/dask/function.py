@@ -58,7 +58,7 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
     (:func:`.lower.without_empty`)."""
     if call.kind == "identity":
         return [values[0]]
-    values = [without_empty(x) for x in values]
+    values = [_without_empty(call, x) for x in values]
     if call.kind is None:
         return elemwise(call, values) or blockwise(call, values)
     if call.kind == ARRANGE:
@@ -71,7 +71,25 @@ def lower(call: NodeCall, values: list[Any]) -> list[Any]:
     if not algorithm.applies(call.op, tuple(v.type for v in call.node.inputs)) or \
             algorithm.numpy(call.in_types, call.out_types):
         return blockwise(call, values)
-    return algorithm.lower(call, algorithm.known_inputs(call, values))
+    sized = algorithm.known_inputs(call, values)
+    if any(x is not y for x, y in zip(sized, values, strict=True)) and algorithm.numpy(
+            tuple(concrete_type(t.dtype, _chunks(x)) for t, x in zip(call.in_types, sized,
+                                                                     strict=True)),
+            call.out_types):
+        # sizes computed in the call (compute_chunk_sizes=True) that show no elements:
+        # the Op's own implementation, as for inputs known empty (a mask that kept
+        # nothing: Dask's pad divided by the chunk of 0)
+        return blockwise(call, sized)
+    return algorithm.lower(call, sized)
+
+
+def _without_empty(call: NodeCall, x: Any) -> Any:
+    """:func:`.lower.without_empty`, which drops empty chunks of known axes only: the
+    unknown axes keep their blocks, so their origins."""
+    y = without_empty(x)
+    if y is not x:
+        call.session.keeps(x, y, {a: a for a in range(x.ndim)})
+    return y
 
 
 class DaskFunction:
@@ -310,6 +328,12 @@ class DaskMemory:
         return sum(t.tasks for _, t in self.nodes)
 
     @property
+    def unknown(self) -> int:
+        """The tasks whose bytes chunks of unknown size decide (left out of the largest
+        and the peak, which are of the others)."""
+        return sum(t.unknown for _, t in self.nodes)
+
+    @property
     def largest(self) -> tuple[Apply, Any] | None:
         """The node and task that hold the most bytes (inputs and output)."""
         found = [(node, t.largest) for node, t in self.nodes if t.largest is not None]
@@ -341,10 +365,17 @@ class DaskMemory:
         return self.threads_per_worker * (largest[1].held if largest else 0.0)
 
     def over_bound(self) -> list[str]:
-        """One sentence per node whose largest task holds more than the bound."""
+        """One sentence per node whose largest task holds more than the bound, or whose
+        tasks hold bytes that chunks of unknown size decide (no bound is known for them:
+        reported, never taken as within it)."""
         if self.bound is None:
             return []
-        return [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
+        unknown = [f"{node.op}: {t.unknown} of its {t.tasks} tasks (the first "
+                   f"{t.first_unknown.key!r}) hold bytes that chunks of unknown size decide "
+                   f"(nan, sizes the data decides), which max_task_bytes={_mb(self.bound)} "
+                   "cannot bound. Call .compute_chunk_sizes() on the input first"
+                   for node, t in self.nodes if t.unknown]
+        return unknown + [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
                 f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
                 f"{_mb(t.largest.output)} out{_inside(t.largest)}){_fused(t.largest)}, above "
                 f"max_task_bytes={_mb(self.bound)}"
@@ -356,16 +387,23 @@ class DaskMemory:
                  f"{_inside(self.largest[1]) if self.largest else ''}; peak per "
                  f"worker ({self.threads_per_worker} thread"
                  f"{'s' * (self.threads_per_worker != 1)}) at least "
-                 f"{_mb(self.peak_per_worker)}"]
+                 f"{_mb(self.peak_per_worker)}{_unknown(self.unknown)}"]
         for node, t in self.nodes:
             if t.largest is not None:
                 lines.append(f"  {node.op}: {t.tasks} tasks, largest {_mb(t.largest.inputs)}"
                              f" in + {_mb(t.largest.output)} out{_inside(t.largest)} "
-                             f"(block {t.largest.block})")
+                             f"(block {t.largest.block}){_unknown(t.unknown)}")
+            elif t.unknown:
+                lines.append(f"  {node.op}: {t.tasks} tasks{_unknown(t.unknown)}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<DaskMemory {str(self).splitlines()[0]}>"
+
+
+def _unknown(count: int) -> str:
+    return f"; {count} task{'s' * (count != 1)} of bytes unknown (chunks of unknown " \
+           "size)" if count else ""
 
 
 def _inside(task: Any) -> str:

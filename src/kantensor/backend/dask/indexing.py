@@ -60,7 +60,10 @@ def split_node(call: NodeCall, values: list[Any]) -> list[Any]:
             sizes = [total // parts] * parts
         starts = [sum(sizes[:j]) for j in range(len(sizes))]
         cuts = [slice(a, a + n) for a, n in zip(starts, sizes, strict=True)]
-    return [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
+    parts = [typed(call, x[(slice(None),) * axis + (cut,)], j) for j, cut in enumerate(cuts)]
+    for y in parts:
+        call.session.keeps(x, y, {a: a for a in range(x.ndim) if a != axis})
+    return parts
 
 
 def basic_index(op: Any, sizes: tuple = ()) -> tuple | None:
@@ -133,9 +136,11 @@ def _by_array(call: NodeCall, x: Any, indices: Any, axis: int) -> Any:
     sliced = tuple(slice(None) if isinstance(item, ArrayRef) else slice(*item[1:])
                    for item in index)
     if any(s != slice(None) for s in sliced):
-        if any(not known(c) for c in x.chunks):
+        if any(not known(x.chunks[a]) for a, s in enumerate(sliced) if s != slice(None)):
             x = call.session.sizes(call, 0, x)
-        x = x[within(sliced, x.shape)]
+        y = x[within(sliced, x.shape)]
+        call.session.keeps(x, y, whole(sliced, x.ndim))
+        x = y
     return take(call, 0, x, indices, axis)
 
 

@@ -107,25 +107,41 @@ class Session:
     compute_chunk_sizes: bool = False
     #: chunk sizes computed in this call, by the origin (:meth:`origin`) of the axis
     #: they are of: computed once for every array whose blocks they are
-    resolved: dict[tuple[str, int], tuple[int, ...]] = field(default_factory=dict)
+    resolved: dict[tuple, tuple[int, ...]] = field(default_factory=dict)
     #: per node, what it asked for that the options allowed (for the plan's words)
     notes: dict[Apply, list[str]] = field(default_factory=dict)
     #: masked arrays by name: the mask (chunked as they are along the masked axis) and
     #: the axis, so that their sizes are the mask's counts per block
     masked: dict[str, tuple[Any, int]] = field(default_factory=dict)
-    #: per (array name, axis) of unknown chunks that a blockwise node passed on from an
-    #: input's axis, the array and axis that made those blocks (see :meth:`origin`)
-    origins: dict[tuple[str, int], tuple[str, int]] = field(default_factory=dict)
+    #: per (array name, axis) of unknown chunks that a node passed on from an input's
+    #: axis, the array and axis that made those blocks (see :meth:`origin`), or the
+    #: origins its blocks are made of (:meth:`derive`)
+    origins: dict[tuple[str, int], tuple] = field(default_factory=dict)
     #: per node, the concrete types of its inputs and outputs (what the plan reads to
     #: say what runs on them: see :attr:`.algorithms.Algorithm.numpy`)
     types: dict[Apply, tuple[tuple, tuple]] = field(default_factory=dict)
 
-    def origin(self, x: Any, axis: int) -> tuple[str, int]:
+    def origin(self, x: Any, axis: int) -> tuple:
         """The array and axis whose blocks ``x``'s unknown chunks on ``axis`` are: two
         axes of unknown chunks are aligned only where they have one origin (a mask's rows
         and the rows of ``2 * rows``); two masks' rows may split alike in count, not in
-        sizes."""
+        sizes. (Or, see :meth:`derive`, how those blocks' sizes are made of origins'.)"""
         return self.origins.get((x.name, axis), (x.name, axis))
+
+    def derive(self, y: Any, axis: int, how: str, parts: list[tuple[Any, int]],
+               times: int = 1) -> None:
+        """Record that ``y``'s unknown chunks on ``axis`` are made of blocks of the
+        ``parts`` (array, axis): ``how`` "join", their chunks one after the other (a
+        concatenation along them, ``tile``); "repeat", each of the one part's ``times``
+        as large (``repeat`` by an int). Two axes so made of the same origins the same
+        way have blocks of the same sizes (so they pair), and their sizes follow from
+        those origins' (computed once, :meth:`_chunks`). A known part stands for its
+        sizes."""
+        if known(y.chunks[axis]) or not isinstance(y, da.Array):
+            return
+        made = tuple(self.origin(x, a) if not known(x.chunks[a]) else ("sizes", x.chunks[a])
+                     for x, a in parts)
+        self.origins[(y.name, axis)] = (how, times, made)
 
     def keeps(self, x: Any, y: Any, axes: dict[int, int]) -> None:
         """Record, for each ``a: b`` of ``axes``, that ``y``'s axis ``b`` is ``x``'s axis
@@ -150,7 +166,15 @@ class Session:
                          f"{short(chunks)}", f"{why}; that needs the whole axis in one task",
                    f"input {i} axis {axis} rechunked to one chunk")
         x = self.sizes(call, i, x) if not known(chunks) else x
-        return x.rechunk({axis: -1})
+        return self.rechunked(x, axis, -1)
+
+    def rechunked(self, x: Any, axis: int, chunks: Any) -> Any:
+        """``x`` rechunked along ``axis`` (of known sizes) only: Dask's rechunk leaves
+        the blocks of the other axes as they are, so they keep their origins (an axis
+        of unknown chunks is never rechunked)."""
+        y = x.rechunk({axis: chunks})
+        self.keeps(x, y, {a: a for a in range(x.ndim) if a != axis})
+        return y
 
     def allow(self, call: NodeCall, what: str, why: str, done: str) -> None:
         """Let the lowering rechunk (``done``, noted for the plan) if the user allowed
@@ -190,15 +214,31 @@ class Session:
         (it sets the chunks of the array it is called on: the user's input, or an array
         other nodes hold, is left as it is)."""
         origins = {a: self.origin(x, a) for a, c in enumerate(x.chunks) if not known(c)}
-        for name, axis in origins.values():
-            if (name, axis) not in self.resolved and self.masked.get(name, (0, -1))[1] == axis:
-                self.resolved[name, axis] = _counts(self.masked[name][0])
-        if not all(o in self.resolved for o in origins.values()):
+        if not all(self._derived(o) is not None for o in origins.values()):
             computed = x.copy().compute_chunk_sizes().chunks
             for a, o in origins.items():
                 self.resolved.setdefault(o, computed[a])
         return tuple(self.resolved[origins[a]] if a in origins else c
                      for a, c in enumerate(x.chunks))
+
+    def _derived(self, origin: tuple) -> tuple[int, ...] | None:
+        """The sizes of ``origin``'s blocks where they are known without computing
+        anything but masks' counts: computed already, a mask's (its counts per block),
+        or made of such (:meth:`derive`); None where not."""
+        if origin in self.resolved:
+            return self.resolved[origin]
+        found: tuple[int, ...] | None = None
+        if origin[0] == "sizes":
+            return tuple(int(n) for n in origin[1])
+        if origin[0] in ("join", "repeat") and len(origin) == 3:
+            parts = [self._derived(o) for o in origin[2]]
+            if all(p is not None for p in parts):
+                found = tuple(n * origin[1] for p in parts for n in p)
+        elif self.masked.get(origin[0], (0, -1))[1] == origin[1]:
+            found = _counts(self.masked[origin[0]][0])
+        if found is not None:
+            self.resolved[origin] = found
+        return found
 
 
 def _counts(mask: Any) -> tuple[int, ...]:

@@ -160,7 +160,28 @@ def product(call: NodeCall, values: list[Any]) -> list[Any]:
         return contraction(call, values)  # matmul's product of booleans is logical
     dtype = call.dtype()
     values = _contracted_sizes(call, values)
-    return [typed(call, da.matmul(*(x.astype(dtype) for x in values)))]
+    y = typed(call, da.matmul(*(x.astype(dtype) for x in values)))
+    _matmul_kept(call, *values, y)
+    return [y]
+
+
+def _matmul_kept(call: NodeCall, a: Any, b: Any, y: Any) -> None:
+    """The origins of ``a @ b``'s axes (Dask's matmul is blockwise over them, each
+    block of ``a``'s rows and ``b``'s columns kept in order): ``a``'s rows, ``b``'s
+    columns, and each batch axis from the input of more than one row there (both:
+    one origin, :func:`_contracted_sizes`)."""
+    core = (a.ndim >= 2) + (b.ndim >= 2)
+    batch = y.ndim - core
+    for x, rows in ((a, a.ndim >= 2 and b.ndim >= 2), (b, False)):
+        if not isinstance(x, da.Array) or x.ndim < 2:
+            continue
+        own = x.ndim - 2
+        axes = {k: batch - own + k for k in range(own) if x.shape[k] != 1}
+        if x is a:
+            axes[own] = y.ndim - 1 - rows
+        else:
+            axes[own + 1] = y.ndim - 1
+        call.session.keeps(x, y, axes)
 
 
 def _contracted_sizes(call: NodeCall, values: list[Any]) -> list[Any]:
@@ -199,6 +220,11 @@ def cumulative(name: str) -> Callable[[NodeCall, list[Any]], list[Any]]:
             x, axis = reshape(call, 0, x, (-1,)), 0
         if x.ndim == 0:
             return blockwise(call, values)
+        if len(x.chunks[axis % x.ndim]) > 1:  # Dask's scan over several chunks carries
+            # a block of every other axis's sizes (np.full_like of its chunks: a nan
+            # fails in the task, "'float' object cannot be interpreted as an integer")
+            x = call.session.sizes(call, 0, x, " (a scan over several chunks carries "
+                                   "blocks of the other axes' sizes)")
         y = typed(call, getattr(da, name)(x, axis=axis, dtype=call.dtype()))
         return [others_kept(call, x, y, (axis % x.ndim,), True)]
     return lower

@@ -54,7 +54,16 @@ __all__ = ["take"]
 
 
 def take(call: NodeCall, i: int, x: Any, indices: Any, axis: int) -> Any:
-    """``np.take(x, indices, axis)`` (``x`` input ``i``, a Dask array) chunk by chunk."""
+    """``np.take(x, indices, axis)`` (``x`` input ``i``, a Dask array) chunk by chunk;
+    the axes of ``x`` other than ``axis`` keep their blocks, so their origins."""
+    y = _taken(call, i, x, indices, axis)
+    ndim = np.ndim(indices)
+    call.session.keeps(x, y, {a: a if a < axis else a + ndim - 1
+                              for a in range(x.ndim) if a != axis})
+    return y
+
+
+def _taken(call: NodeCall, i: int, x: Any, indices: Any, axis: int) -> Any:
     if not known(x.chunks[axis]):
         x = call.session.sizes(call, i, x)
     if not isinstance(indices, da.Array):

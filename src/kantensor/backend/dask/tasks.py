@@ -81,9 +81,17 @@ class NodeTasks:
     largest_output: TaskBytes | None = None
     #: the most a scheduler counts for one of them (:attr:`TaskBytes.scheduled`)
     scheduled: float = 0.0
+    #: how many hold bytes that chunks of unknown size decide (``nan``: a mask's), and
+    #: the first: never compared with the others (a ``nan`` is no size), never the largest
+    unknown: int = 0
+    first_unknown: TaskBytes | None = None
 
     def add(self, task: TaskBytes) -> None:
         self.tasks += 1
+        if any(math.isnan(n) for n in (task.inputs, task.output, task.inside or 0.0)):
+            self.unknown += 1
+            self.first_unknown = self.first_unknown or task
+            return
         self.scheduled = max(self.scheduled, task.scheduled)
         if self.largest is None or task.held > self.largest.held:
             self.largest = task

@@ -2,14 +2,16 @@
 sizes the data decides), on which axes.
 
 Dask's elementwise, reduction, contraction and scan functions work on blocks of any
-size; others need the sizes of some axes (``flip`` to reverse them, ``concatenate`` to
-compare the axes it does not join, ``trace`` to find the diagonal) and fail from inside
-Dask with its own words where they are unknown ("cannot convert float NaN to integer").
+size; others need the sizes of some axes (``flip`` to reverse them, ``trace`` to find
+the diagonal) and fail from inside Dask with its own words where they are unknown
+("cannot convert float NaN to integer"); Dask's ``concatenate`` (and the Ops built on
+it) compares the axes it does not join, where :mod:`.joining` pairs their blocks by
+origin instead.
 Each kind of :data:`.algorithms.ALGORITHMS` says which unknown axes it takes
 (``unknown(call, axes)``); for the others :func:`resolved` asks the session for the
 sizes: an UnknownChunksError naming ``compute_chunk_sizes``, or with
-``compute_chunk_sizes=True`` the sizes computed once (DESIGN §12: nothing computed in
-the call unless the user opts in).
+``compute_chunk_sizes=True`` the sizes computed once per origin (DESIGN §12: nothing
+computed in the call unless the user opts in).
 """
 
 from __future__ import annotations
@@ -85,20 +87,14 @@ def moments_of_one_axis(call: NodeCall, axes: frozenset[int]) -> bool:
 
 
 def tiled(call: NodeCall, axes: frozenset[int]) -> bool:
-    """tile: Dask's tile joins each repeated axis's copies with ``concatenate``, which
-    needs the other axes' sizes ("Tried to concatenate arrays with unknown shape"), so
-    unknown sizes only where no axis is repeated, or the one repeated axis is the one
-    unknown axis, not 0 times (Dask's tile of an empty result makes it of the sizes)."""
+    """tile: by int reps, none 0 where an axis is repeated (Dask's tile of an empty
+    result makes it of the sizes): each repeated axis's copies joined block by block
+    (:func:`.joining.tiled_join`), the unknown axes aligned by their origin."""
     reps = call.params.get("reps")
     reps = reps if isinstance(reps, tuple | list) else (reps,)
     if not all(isinstance(r, int) for r in reps):
         return False
-    ndim = call.node.inputs[0].type.ndim
-    width = max(ndim, len(reps))
-    reps = (1,) * (width - len(reps)) + tuple(reps)
-    unknown = {a + width - ndim for a in axes}
-    repeated = {a for a, r in enumerate(reps) if r != 1}
-    return not repeated or (repeated == unknown and len(unknown) == 1 and 0 not in reps)
+    return all(r == 1 for r in reps) or 0 not in reps
 
 
 def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
@@ -106,20 +102,8 @@ def vectors(call: NodeCall, axes: frozenset[int]) -> bool:
     return all(v.type.ndim == 1 for v in call.node.inputs)
 
 
-def joined(axis: int | None = None) -> Callable[[NodeCall, frozenset[int]], bool]:
-    """concatenate, vstack, hstack: unknown sizes allowed along the axis the inputs are
-    joined along only (Dask's concatenate compares the other axes' sizes, which are
-    ``nan``, and refuses); ``axis`` None: the ``axis`` parameter, else vstack's 0 and
-    hstack's 1 (0 for vectors, which vstack makes rows)."""
-    def ok(call: NodeCall, axes: frozenset[int]) -> bool:
-        ndim = call.node.inputs[0].type.ndim
-        if axis is None:
-            along = call.params.get("axis", 0)
-            if along is None:
-                return False
-        elif ndim < 2:
-            along = 0 if axis == 1 else None
-        else:
-            along = axis
-        return along is not None and axes <= {along % max(ndim, 1)}
-    return ok
+def joined(call: NodeCall, axes: frozenset[int]) -> bool:
+    """concatenate: along an axis (``axis=None`` joins the flattened inputs: a reshape
+    needing sizes); the inputs' unknown axes other than the joined one are aligned by
+    their origin (:func:`.joining.aligned_off`)."""
+    return call.params.get("axis", 0) is not None
