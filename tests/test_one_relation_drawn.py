@@ -10,9 +10,11 @@ at the example's own ranks and parameters):
 2. where the entry names a NumPy function that takes those parameters, NumPy judges the
    call (zeros, identity matrices, random normal data, ones: the first that runs): where
    it raises, make_node refuses; where it runs, make_node's types are its shapes and
-   dtypes, but for kantensor's documented departures (docs/writing_ops.rst
-   ``float(T)``: integer inputs give the default float where NumPy gives another float;
-   docs/promotion.rst: a 0-d operand of another dtype; ``as_numpy=False`` LAPACK Ops);
+   dtypes (kantensor's default float NumPy's, float64), but for kantensor's documented
+   departures (docs/writing_ops.rst ``float(T)``: integer inputs give the default float
+   where NumPy gives a narrower one, ``np.sqrt`` of int8 float16;
+   docs/promotion.rst: a 0-d operand of another dtype; eig's complex eigenvalues;
+   ``as_numpy=False`` LAPACK Ops);
    a refusal where NumPy runs is incomplete, not wrong, and only counted;
 3. the inputs' axes named (``a``, ``b``, ``c``, tied as often as not) or ints: at every
    assignment of the names in 0..3, make_node's type under its conditions is what
@@ -21,7 +23,9 @@ at the example's own ranks and parameters):
    ``relation`` in ``kanren.run`` grounds no output no assignment gives (in 0..7) and
    every one some assignment in 0..3 gives (a refusal,
    :class:`~kantensor.query.UndecidedAnswer`, is allowed; the answers before it are
-   judged).
+   judged);
+4. a query backwards over the inputs' dtypes (their sizes the drawn ones) answers
+   exactly the dtypes make_node builds the outputs at (brute force).
 
 ``KANTENSOR_RELATION_DRAWS`` (quick 2, long 60) sets the draws per entry and test,
 ``KANTENSOR_RELATION_DRAWN_SEED`` the seed. The figures are printed (``-s``).
@@ -216,11 +220,17 @@ def run_numpy(fn, params: dict, tensors: list, groups: list):
     return failed
 
 
-def _departure(types: list, outs: tuple, numpy: list) -> bool:
+def _departure(name: str, types: list, outs: tuple, numpy: list) -> bool:
     """Whether make_node's dtypes differ from NumPy's as documented: integer inputs give
-    the default float (``float(T)``), a 0-d operand of another dtype (PyTorch's rule)."""
+    the default float (``float(T)``), a 0-d operand of another dtype (PyTorch's rule),
+    eig's and eigvals' always complex (docs/numpy.rst: NumPy's are real where every
+    eigenvalue is, a fact of the values)."""
+    if name in ("eig", "eigvals") and all(
+            o.dtype == str(np.promote_types(d, np.complex64)) for o, (d, _) in
+            zip(outs, numpy, strict=True)):
+        return True
     ints = all(t.dtype in INTEGERS for t in types) and all(
-        o.dtype in ("float32", "complex64") and np.dtype(d).kind in "fc"
+        o.dtype in ("float64", "complex128") and np.dtype(d).kind in "fc"
         for o, (d, _) in zip(outs, numpy, strict=True))
     zero_d = len({t.dtype for t in types}) > 1 and any(t.ndim == 0 for t in types)
     return ints or zero_d
@@ -241,7 +251,8 @@ def test_drawn_calls_are_numpys(entry):
         if numpy is None:
             continue
         types = [t for g in groups for t in g]
-        outs = None if op is None else forward(op, types)
+        with kt.default_dtype("float64"):  # (NumPy's default float)
+            outs = None if op is None else forward(op, types)
         NUMPY["calls"] += 1
         where = f"{entry.name}{params} {[str(t) for t in types]}"
         if isinstance(numpy, BaseException):
@@ -254,7 +265,7 @@ def test_drawn_calls_are_numpys(entry):
         if [o.shape for o in outs] != [s for _, s in numpy]:
             wrong.append(f"{where}: typed {outs}, NumPy {numpy}")
         elif [o.dtype for o in outs] != [d for d, _ in numpy]:
-            if not _departure(types, outs, numpy):
+            if not _departure(entry.name, types, outs, numpy):
                 wrong.append(f"{where}: typed {outs}, NumPy {numpy}")
             NUMPY["documented dtype"] += 1
         else:
@@ -349,7 +360,43 @@ def test_drawn_calls_with_named_sizes_are_one_relation(entry):
     assert not wrong, wrong[:3]
 
 
+#: the dtypes a backward query over dtypes is judged at (NumPy's and one it lacks)
+BACK_DTYPES = ("bool", "int8", "uint8", "int32", "int64", "uint64", "float16", "float32",
+               "float64", "complex64", "bfloat16")
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=_ids(ENTRIES))
+def test_drawn_calls_queried_back_over_dtypes(entry):
+    """``query(op, [inputs of unknown dtypes, the drawn sizes], make_node's outputs)``
+    answers exactly the dtypes (of :data:`BACK_DTYPES`, one or two inputs) at which
+    make_node builds those outputs (an answer leaving a dtype open is not judged)."""
+    rng = random.Random(f"{SEED}-dtypes-{entry.name}-{entry.index}")
+    wrong = []
+    for _, _, groups, op in _drawn(entry, rng):
+        types = [t for g in groups for t in g]
+        outs = None if op is None or not 1 <= len(types) <= 2 else forward(op, types)
+        if outs is None:
+            continue
+        ts = [var(f"t{i}") for i in range(len(types))]
+        answers = [tuple(a[f"t{i}"] for i in range(len(types))) for a in kt.query(
+            op, [kt.pattern(t, x.shape) for t, x in zip(ts, types, strict=True)], list(outs))]
+        if not all(isinstance(d, str) for a in answers for d in a):
+            NAMED["dtypes left open"] += 1
+            continue
+        want = {combo for combo in itertools.product(BACK_DTYPES, repeat=len(types))
+                if forward(op, [kt.TensorType(d, x.shape)
+                                for d, x in zip(combo, types, strict=True)]) == outs}
+        got = {a for a in answers if all(d in BACK_DTYPES for d in a)}
+        NAMED["dtype queries"] += 1
+        if got != want:
+            wrong.append(f"{op} {[str(t) for t in types]} -> {outs}: answered and not "
+                         f"built {sorted(got - want)[:3]}, built and not answered "
+                         f"{sorted(want - got)[:3]}")
+    NAMED["wrong"] += len(wrong)
+    assert not wrong, wrong[:3]
+
+
 def test_report_figures():
     """Runs last: the figures of this module's run (printed with -s)."""
     print(f"\ndrawn: {dict(NUMPY)}; named: {dict(NAMED)}")
-    assert NUMPY["calls"] > 0 and NAMED["built"] > 0
+    assert NUMPY["calls"] + NAMED["built"] + NAMED["dtype queries"] > 0
