@@ -18,7 +18,8 @@ at the example's own ranks and parameters):
    a refusal where NumPy runs is incomplete, not wrong, and only counted;
 3. the inputs' axes named (``a``, ``b``, ``c``, tied as often as not) or ints: at every
    assignment of the names in 0..3, make_node's type under its conditions is what
-   make_node builds on those sizes (or its conditions fail: a choice, counted), ``query``
+   make_node builds on those sizes (or its conditions fail: a choice, counted; it
+   refuses only where no assignment builds), ``query``
    gives exactly those types and holds for its own output types exactly there, and
    ``relation`` in ``kanren.run`` grounds no output no assignment gives (in 0..7) and
    every one some assignment in 0..3 gives (a refusal,
@@ -294,9 +295,11 @@ def judge_named(op, types: list) -> list[str]:
     where = f"{op} {[str(t) for t in types]}"
     try:
         built = op(*[kt.tensor(f"x{i}", t.dtype, t.shape) for i, t in enumerate(types)])
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError) as exc:
         NAMED["refused"] += 1
-        return []
+        built = [dict(zip(names, k, strict=True)) for k, c in truth.items() if c is not None]
+        return [f"make_node {where} refused ({exc}) where {built[0]} builds"[:400]] \
+            if built else []
     outs = built if isinstance(built, list | tuple) else [built]
     conditions = outs[0].owner.conditions
     NAMED["built"] += 1
