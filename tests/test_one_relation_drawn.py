@@ -323,8 +323,8 @@ def judge_named(op, types: list) -> list[str]:
     holds = {key for a in kt.query(op, types, said) for key, _ in _instances(a, names, [])}
     for key, concrete in truth.items():
         env = dict(zip(names, key, strict=True))
-        want = concrete == tuple(_at(t, env) for t in said) and \
-            all(c.holds(env) for c in conditions)
+        want = all(c.holds(env) for c in conditions) and \
+            concrete == tuple(_at(t, env) for t in said)  # (no size where they fail)
         if (key in holds) != want:
             return [f"query {where} -> {said} at {env}: {key in holds}"]
     if len(outs) > 1 or outs[0].ndim > 3:
