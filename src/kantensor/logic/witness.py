@@ -32,7 +32,7 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.prove import bounds
 from ..types.symbols import substitute
-from .broadcast import Broadcast
+from .broadcast import Broadcast, jointly_judged
 from .broadcastsizes import broadcast_onto
 from .dims import COMPARE, Compare, Equation, size_value
 from .eliminate import defined, eliminated, resolved, symbols_of
@@ -132,11 +132,12 @@ def _broadcast_checks(pending: tuple, s: dict) -> list:
     """NumPy's condition of each pending broadcast (its result ``out``: each size is
     ``out`` or 1, one is ``out`` unless ``out`` is 1), a case ``x == y or x == 1`` as
     the equation ``(x - y)*(x - 1) == 0``: broadcasts that each hold alone may hold
-    nowhere together (``float32[a,a] * float32[b,b]`` is no ``float32[2,3]``)."""
+    nowhere together (``float32[x,x] * float32[b,b]`` is no ``float32[2,3]``, ``x`` an
+    unknown; those :func:`~.broadcast.jointly` judged as they propagated are left out)."""
     checks = []
     for c in pending:
-        if not isinstance(c, Broadcast):
-            continue
+        if not isinstance(c, Broadcast) or jointly_judged(c, s):
+            continue  # (those of ints and named sizes into an int: judged as they propagate)
         values = [size_value(v, s) for v in c.sizes]
         for clause in broadcast_onto(values, size_value(c.out, s)):
             cases = getattr(clause, "cases", ((clause,),))
