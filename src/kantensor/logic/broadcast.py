@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import itertools
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,11 +12,12 @@ from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
 from .dims import definitions, open_unknowns, size_value
+from .rigid import assumed_of, decide_equal
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, walk
 from .wording import broadcast_text, readable
 
-__all__ = ["Broadcast", "broadcast_top"]
+__all__ = ["Broadcast", "broadcast_top", "jointly", "jointly_judged"]
 
 
 def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
@@ -81,6 +84,13 @@ class Broadcast(Constraint):
     clause: Any = None
 
     def check(self, s: dict, pending: tuple) -> Progress:
+        out = self._check(s, pending)
+        if out is None or out[1] or not any(type(walk(v, out[0])) is Symbol
+                                            for v in self.sizes):
+            return out
+        return out if jointly(out[0], (self, *pending)) else None
+
+    def _check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
         known = {v for v in values if not isvar(v) and v != 1}
         if len(known) > 1:
@@ -144,3 +154,57 @@ class Broadcast(Constraint):
         text = "could not be broadcast: " + broadcast_text(axes) + needs
         words = "could not be broadcast: " + broadcast_text(axes, inputs=False) + needs
         return Reason(text, "broadcast", axes=axes, out=out, said=words)
+
+
+#: The most assignments of named sizes :func:`jointly` tries (more: not judged).
+MAX_JOINT = 4096
+
+
+def jointly(s: dict, constraints: Iterable[Any]) -> bool:
+    """Whether the broadcasts among ``constraints`` whose result is an int and whose
+    sizes are ints or named sizes hold together at some values of those named sizes
+    (False only where none does): each named size is 1 or the result of every such
+    broadcast it is in, and not what the facts and the equalities recorded so far say
+    it is not. Alone each may hold where together none do (``float32[a,a] *
+    float32[b,b]`` is no ``float32[2,3]``: a named size is rigid, never bound)."""
+    stated, domains, shared = [], {}, {}
+    for c in constraints:
+        if not isinstance(c, Broadcast) or not jointly_judged(c, s):
+            continue  # (an unknown size or result: not judged here)
+        out = walk(c.out, s)
+        values = [walk(v, s) for v in c.sizes]
+        stated.append((values, out))
+        for v in dict.fromkeys(values):
+            if type(v) is Symbol:
+                domains[v] = domains.get(v, {1, out}) & {1, out}
+                shared[v] = shared.get(v, 0) + 1
+    facts = facts_of(s)
+    said = {x for pair in assumed_of(s) for x in pair}  # (named sizes recorded equal)
+    if not facts and all(n == 1 and v.dim not in said for v, n in shared.items()):
+        return True  # (no size in two of them, none said of: each holds alone)
+    for v, dom in domains.items():
+        domains[v] = [k for k in sorted(dom) if not (facts or v.dim in said) or
+                      decide_equal(s, v.dim, k) is not False]
+    if math.prod(len(d) for d in domains.values()) > MAX_JOINT:
+        return True
+    names = list(domains)
+    for ks in itertools.product(*(domains[v] for v in names)):
+        at = dict(zip(names, ks, strict=True))
+        if all(_broadcasts_to([at.get(v, v) for v in values], out)
+               for values, out in stated):
+            return True
+    return False
+
+
+def jointly_judged(c: Broadcast, s: dict) -> bool:
+    """Whether :func:`jointly` judges the broadcast ``c``: its result is an int, its
+    sizes ints or named sizes."""
+    out = walk(c.out, s)
+    return type(out) is int and all(type(v) is int or type(v) is Symbol
+                                    for v in (walk(x, s) for x in c.sizes))
+
+
+def _broadcasts_to(sizes: list[int], out: int) -> bool:
+    """Whether ints ``sizes`` broadcast (NumPy's rule) to ``out``."""
+    rest = {k for k in sizes if k != 1}
+    return rest == {out} or not rest and out == 1

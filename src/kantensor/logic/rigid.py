@@ -19,7 +19,7 @@ from ..types.conditions import Condition
 from ..types.facts import EMPTY, Facts
 from .terms import ASSUMED, FACTS, GROUND, VARS, Symbol, TensorTerm, isvar, walk
 
-__all__ = ["assumed_of", "facts_of", "kept_rigid", "unify_rigid"]
+__all__ = ["assumed_of", "decide_equal", "facts_of", "kept_rigid", "unify_rigid"]
 
 
 def unify_rigid(u: Any, v: Any, s: dict) -> dict | bool:
@@ -38,7 +38,7 @@ def unify_rigid(u: Any, v: Any, s: dict) -> dict | bool:
     assumed = s.get(ASSUMED, ())
     if any((x == u.dim and y == b) or (x == b and y == u.dim) for x, y, _ in assumed):
         return s  # recorded already: nothing new (propagation must reach a fixpoint)
-    decided = _decide(s, u.dim, b)
+    decided = decide_equal(s, u.dim, b)
     if decided is not None:
         return s if decided else False
     out = s.copy()
@@ -46,7 +46,7 @@ def unify_rigid(u: Any, v: Any, s: dict) -> dict | bool:
     return out
 
 
-def _decide(s: dict, a: Any, b: Any) -> bool | None:
+def decide_equal(s: dict, a: Any, b: Any) -> bool | None:
     """Whether the named size ``a`` equals ``b`` (a named size or an int) under the facts
     and the equalities recorded so far: ``b == 1`` recorded, ``b == 2`` is False (never
     two contradictory conditions of one answer); None where they leave it open."""
@@ -109,7 +109,7 @@ def kept_rigid(S: ConstrainedState, u: Any, v: Any) -> bool:
         if kind is not Symbol and kind is not int:
             return False  # a size is never a shape, a dtype or a tensor
         b = w.dim if kind is Symbol else w
-        decided = _decide(s, sym.dim, b)
+        decided = decide_equal(s, sym.dim, b)
         if decided is False:
             return False
         s[sym] = w

@@ -32,7 +32,9 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.prove import bounds
 from ..types.symbols import substitute
-from .dims import COMPARE, Compare, Equation
+from .broadcast import Broadcast, jointly_judged
+from .broadcastsizes import broadcast_onto
+from .dims import COMPARE, Compare, Equation, size_value
 from .eliminate import defined, eliminated, resolved, symbols_of
 from .oneunknown import candidates
 from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
@@ -106,7 +108,7 @@ def _judge(pending: tuple, s: dict) -> None:
     raises, naming each condition with its own comparison and the sizes they state.
     (``run``'s states carry no facts: only ``kt.query``'s forward solve has them, and it
     never reifies a state.)"""
-    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset, str]] = []
+    checks: list[tuple[str, DimLike, DimLike, DimLike, frozenset, str | tuple]] = []
     stated = [("==" if isinstance(c, Equation) else c.op, c.left, c.right)
               for c in pending if isinstance(c, Equation | Compare)]
     for op, left, right in stated:
@@ -119,19 +121,47 @@ def _judge(pending: tuple, s: dict) -> None:
     for x, y in assumed_of(s):
         diff = x - y
         checks.append(("==", x, y, diff, symbols_of(diff), "=="))
+    checks += _broadcast_checks(pending, s)
     checks, defs = eliminated(checks)
     for sizes, group in _groups(checks):
         if not _found(sizes, group, s, pending, defs):
             raise _refused(group)
 
 
+def _broadcast_checks(pending: tuple, s: dict) -> list:
+    """NumPy's condition of each pending broadcast (its result ``out``: each size is
+    ``out`` or 1, one is ``out`` unless ``out`` is 1), a case ``x == y or x == 1`` as
+    the equation ``(x - y)*(x - 1) == 0``: broadcasts that each hold alone may hold
+    nowhere together (``float32[x,x] * float32[b,b]`` is no ``float32[2,3]``, ``x`` an
+    unknown; those :func:`~.broadcast.jointly` judged as they propagated are left out)."""
+    checks = []
+    for c in pending:
+        if not isinstance(c, Broadcast) or jointly_judged(c, s):
+            continue  # (those of ints and named sizes into an int: judged as they propagate)
+        values = [size_value(v, s) for v in c.sizes]
+        for clause in broadcast_onto(values, size_value(c.out, s)):
+            cases = getattr(clause, "cases", ((clause,),))
+            pairs = tuple((k.left, k.right) for (k,) in cases)
+            if any(type(x) is int and x == y for x, y in pairs):
+                continue  # (a case of ints that holds: the clause holds)
+            pairs = tuple(p for p in pairs if not type(p[0]) is type(p[1]) is int) or pairs
+            diff: DimLike = 1
+            for x, y in pairs:
+                diff = diff * (x - y)
+            checks.append(("==", diff, 0, diff, symbols_of(diff), pairs))
+    return checks
+
+
 def _refused(group: list) -> UndecidedAnswer:
     """The refusal of a group: each condition as stated, with its own comparison (an
-    equation an unknown was eliminated from as the equation it was), and the sizes
-    those conditions state."""
-    values = [x for c in group for x in c[1:3]]
+    equation an unknown was eliminated from as the equation it was; a broadcast's
+    case by case), and the sizes those conditions state."""
+    values = [x for c in group for x in (
+        c[1:3] if isinstance(c[5], str) else [x for pair in c[5] for x in pair])]
     names = size_names(values)
     said = dict.fromkeys(f"{_text(left, names)} {op} {_text(right, names)}"
+                         if isinstance(op, str) else "(" + " or ".join(
+                             f"{_text(x, names)} == {_text(y, names)}" for x, y in op) + ")"
                          for _, left, right, _, _, op in group)
     sizes = {x for v in values for x in symbols_of(v)}
     return UndecidedAnswer(" and ".join(said), ", ".join(sorted(

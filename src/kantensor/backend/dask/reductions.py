@@ -120,6 +120,8 @@ def norm(call: NodeCall, values: list[Any]) -> list[Any]:
         return blockwise(call, values)
     axis, order = call.params.get("axis"), call.params.get("ord")
     keepdims = call.params.get("keepdims", False)
+    if not issubclass(x.dtype.type, np.inexact):  # (NumPy's norm: x.astype(float), so
+        x = x.astype(np.float64)  # bfloat16, float8 and float4 computed in float64)
     y = da.linalg.norm(x, ord=order, axis=axis, keepdims=keepdims)
     return [others_kept(call, values[0], typed(call, y), axes_of(call, x), keepdims)]
 

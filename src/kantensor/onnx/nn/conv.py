@@ -139,7 +139,8 @@ class Windows:
                     f"would have no position there (a window larger than its padded "
                     f"input)")))
             if same_pads and auto_pad.startswith("SAME") and kernel[i] < strides[i] \
-                    and dilations[i] == 1:  # (dilated: onnxruntime runs them)
+                    and all(d == 1 for d in dilations):  # (dilated on any axis:
+                # onnxruntime's dilated kernel runs them, on every axis)
                 self.clauses.append(_same_pad(a[0], a[2 + i], kernel[i], strides[i], i))
             if not conv and (unknown[i] is out[i] or _window(
                     0, kernel[i], strides[i], dilations[i], pads[i], pads[i + k], auto_pad,

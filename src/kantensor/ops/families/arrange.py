@@ -17,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from ...syntax.ast import DimVar, FixedDim, dim_max, dim_min
+from ...syntax.ast import DimVar, DTypeVar, FixedDim, InCategory, dim_max, dim_min
 from ...syntax.template import Operands
 from ...types.dim import Dim
+from ...types.dtypes import CATEGORIES, LINALG_AS_FLOAT, LINALG_IN_FLOAT64
 from ..params import AxisError, ParamError, normalize_axes, normalize_axis
 from ..sizes import SizeNames, concrete
 from ..templates import checked, dims, rank_error, reads_ranks, size_of, typed
+from .lapack import unsupported
 
 
 def _one(types: tuple) -> tuple[Any, list[DimVar]]:
@@ -289,8 +291,22 @@ def normed(types: tuple, ord: Any, axis: Any, keepdims: bool, **_: Any) -> dict[
     kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in axes]
     resolved = None if axis is None else (axes[0] if len(axes) == 1 else axes)
+    singular = matrix and ord in (2, -2, "nuc")  # (singular values: LAPACK's svd)
     return {"x": a, "y": kept, "params": {"axis": resolved, "ord": ord},
-            "nonempty": _least_of(a, axes, ord, matrix)}
+            "nonempty": _least_of(a, axes, ord, matrix),
+            "numpys": [checked(InCategory(DTypeVar("t"), _SVD_DTYPES if singular else
+                                          _NUMPY_INEXACT), unsupported)],
+            "lacked": [checked(InCategory(DTypeVar("t"), _LACKED), unsupported)]}
+
+
+#: NumPy's inexact dtypes (its norm keeps their real dtype), those its svd takes (not
+#: float16: "array type float16 is unsupported in linalg"), and the dtypes its norm
+#: computes in float64 (``x.astype(float)``): integers, bool and the inexact dtypes
+#: NumPy lacks.
+_NUMPY_INEXACT = tuple(d for d in CATEGORIES["inexact"] if d not in LINALG_IN_FLOAT64)
+_SVD_DTYPES = tuple(d for d in _NUMPY_INEXACT if d in LINALG_AS_FLOAT)
+_LACKED = (*(d for d in CATEGORIES["inexact"] if d in LINALG_IN_FLOAT64),
+           *CATEGORIES["integer"], *CATEGORIES["bool"])
 
 
 def _least_of(a: list[DimVar], axes: tuple[int, ...], ord: Any, matrix: bool  # noqa: A002
