@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Constant, Variable
+from ..graph.hooks import Hook
 from .axissize import AxisSize as AxisSize
 from .axissize import axis_size
 from .converting import refuse_masked
@@ -356,12 +357,24 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     return TensorConstant(ttype, arr, name=name, wrapped=wrapped)
 
 
+SIZED_LIST: Hook[Callable[[Any], Any]] = Hook(
+    "sized_list", "kantensor.evalshape.arrays",
+    "sized_list(obj) -> the tensor NumPy's array of the (nested) list or tuple obj of "
+    "numbers holding sizes is during eval_shape (x + [n, 1.5]), or None",
+    lambda obj: None)
+
+
 def as_tensor_variable(x: Any, name: str | None = None) -> Variable:
-    """``x`` if it already is a Variable, else a constant made from it."""
+    """``x`` if it already is a Variable, else a constant made from it (a list holding
+    sizes: :data:`SIZED_LIST`'s tensor)."""
     if isinstance(x, Variable):
         return x
     if isinstance(x, Dim | Ratio):  # a size used as a number (see types.sizenum)
         return size_tensor(x)
+    if isinstance(x, list | tuple):
+        made = SIZED_LIST.fn(x)
+        if made is not None:
+            return made
     if isinstance(x, TensorType):
         raise TypeError(f"expected a value or a Variable, got the type {x}; call it to make "
                         "a variable: TensorType(...)()")
