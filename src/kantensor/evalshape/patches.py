@@ -36,7 +36,7 @@ from .arrays import array as _array
 from .arrays import asarray as _asarray
 from .arrays import ascontiguousarray as _ascontiguousarray
 from .arrays import symbolic as _symbolic
-from .loops import iterated, turns
+from .loops import iterated, marked, reversed_range, turns
 from .pymath import MATH
 from .ranges import arange as _arange
 from .ranges import index_of as _index
@@ -297,8 +297,10 @@ def _range(*args: Any) -> Any:
     if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     if 1 <= len(args) <= 3 and all(_size(a) for a in args) and (
-            len(args) < 3 or args[2] != 0) and iterated():
-        return turns(*((0, *args) if len(args) == 1 else args))
+            len(args) < 3 or args[2] != 0):
+        bounds = (0, *args) if len(args) == 1 else args
+        bounds = bounds if len(bounds) == 3 else (*bounds, 1)
+        return turns(*bounds) if iterated() else marked(ops.arange(*args), *bounds)
     return ops.arange(*args)
 
 
@@ -319,7 +321,12 @@ def _extreme(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _reversed(x: Any) -> Any:
-    return x[::-1] if isinstance(x, Variable) and x.type.ndim else NotImplemented
+    """``reversed`` of a tensor: ``x[::-1]``; of a ``range`` of sizes, its ints from the
+    last, turn by turn (:func:`.loops.reversed_range`), as Python's iterator gives."""
+    if not isinstance(x, Variable) or not x.type.ndim:
+        return NotImplemented
+    found = reversed_range(x)
+    return x[::-1] if found is None else found
 
 
 #: Builtins wrapped in the module globals of the traced code during eval_shape.

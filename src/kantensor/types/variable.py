@@ -168,6 +168,9 @@ class _TensorOperators:
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
         n = self.type.shape[0] if self.type.ndim else None
         if not isinstance(n, int):
+            found = None if n is None else ROWS.fn(self)
+            if found is not None:  # (during eval_shape: turn by turn)
+                return found
             raise TypeError(f"cannot iterate over a tensor of type {self.type}: its first "
                             "size is not a known int (for a loop over it, give it as an int)")
         return iter([self[i] for i in range(n)])
@@ -356,6 +359,11 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     ttype = TensorType(dtype, arr.shape)
     return TensorConstant(ttype, arr, name=name, wrapped=wrapped)
 
+
+ROWS: Hook[Callable[[Any], Any]] = Hook(
+    "rows", "kantensor.evalshape.loops",
+    "rows(x) -> an iterator over the rows of x, whose first size is symbolic, where the "
+    "code iterating it is traced by eval_shape (turn by turn), or None", lambda x: None)
 
 SIZED_LIST: Hook[Callable[[Any], Any]] = Hook(
     "sized_list", "kantensor.evalshape.arrays",
