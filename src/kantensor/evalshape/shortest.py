@@ -3,8 +3,8 @@
 
 The refused cases of a loop over ``range(n)`` say ``(n <= 16 and n <= 0) or (n <= 16
 and n <= 1) or ... or (n <= 16 and n <= 16)``: ``n <= 16``. Every step keeps the
-meaning at every size (sizes are never negative: the facts of no given size decide
-what a bound alone says):
+meaning at every size (sizes are never negative, which is all the facts used here
+know):
 
 * in a conjunction, a repeated condition is said once (the choice's, ``Source.otherwise``,
   where one of the repeats is a choice); a bound implied by a tighter one on the same
@@ -27,8 +27,9 @@ from ..types.dim import as_dim
 from ..types.facts import EMPTY
 
 #: Most conditions over all conjunctions simplified (past it the disjunction is kept as
-#: it is: pairwise comparison grows with the square).
-MAX_CONDITIONS = 2000
+#: it is: pairwise comparison grows with the square). A refused case has at most
+#: ``branches.MAX_DEPTH`` conditions, each a conjunction with the choices before it.
+MAX_CONDITIONS = 1200
 
 
 def _bound(c: Condition) -> Any:
@@ -55,8 +56,12 @@ def _implies(a: Condition, ea: Any, b: Condition, eb: Any) -> bool:
 def _conjunction(case: tuple[Condition, ...]) -> tuple[Condition, ...] | None:
     """``case`` without what the rest of it (or the size facts alone) implies; None where
     the size facts decide one of its conditions false."""
-    kept: list[tuple[Condition, Any]] = []
+    once: dict[Condition, Condition] = {}  # (equal conditions: one, a choice if one is)
     for c in case:
+        if c not in once or (is_choice(c) and not is_choice(once[c])):
+            once[c] = c
+    kept: list[tuple[Condition, Any]] = []
+    for c in once.values():
         known = EMPTY.decide(c)
         if known is False:
             return None
