@@ -52,6 +52,18 @@ PROGRAMS = [
     ("""def program(x0):
     return np.stack([r * k for k, r in enumerate(list(x0))] + [x0[0]])
 """, ["int8[A,2]"]),
+    ("""def program(x0):
+    return np.zeros((max(range(1, x0.shape[0] + 1)), sum(range(x0.shape[0]))))
+""", ["float32[A]"]),
+    ("""def program(x0):
+    return x0[sorted(range(x0.shape[0]), reverse=True) + [0]]
+""", ["float32[A]"]),
+    ("""def program(x0, x1):
+    acc = x1[:0]
+    for i, (a, b) in enumerate(zip(x0, x1)):
+        acc = np.concatenate([acc, b[None] * a.sum() + i])
+    return acc
+""", ["float32[A,2]", "int8[A,3]"]),
 ]
 
 

@@ -145,20 +145,28 @@ def reversed_range(x: Variable) -> Iterator[Any] | None:
 
 
 def rows(x: Variable) -> Iterator[Any] | None:
-    """The :data:`~kantensor.types.variable.ROWS` hook: ``iter(x)`` of a tensor whose
-    first size is a size, where the traced code (not kantensor's) iterates it: a
-    :func:`marked` range's ints, else ``x[0], x[1], ...``, turn by turn (module
-    docstring); None elsewhere (then iterating it is refused, as outside a trace)."""
+    """The :data:`~kantensor.types.variable.ROWS` hook: ``iter(x)`` where the traced
+    code (not kantensor's) iterates it: a :func:`marked` range's ints (even where the
+    case's facts make its length an int), else, where its first size is a size, ``x[0],
+    x[1], ...``, turn by turn (module docstring); None elsewhere (then
+    ``Variable.__iter__`` answers as outside a trace)."""
     trace = current()
     if getattr(trace, "path", None) is None:
         return None
     caller = sys._getframe(2)  # (rows <- Variable.__iter__ <- the iterating code)
     if caller is None or trace.locator.library(caller):
         return None
-    found = trace.ranges.get(x)
-    if found is not None:
-        return turns(*found)
-    return _indexed(x, turns(0, x.shape[0]))
+    found = range_turns(x)
+    if found is None and isinstance(x.type.shape[0], int):
+        return None  # (rows of a known count: Variable.__iter__'s own)
+    return _indexed(x, turns(0, x.shape[0])) if found is None else found
+
+
+def range_turns(x: Any) -> Iterator[Any] | None:
+    """The ints of the :func:`marked` range ``x`` is, turn by turn; None if it is none."""
+    trace = current()
+    found = None if trace is None or not isinstance(x, Variable) else trace.ranges.get(x)
+    return None if found is None else turns(*found)
 
 
 def _indexed(x: Variable, ks: Iterator[Any]) -> Iterator[Any]:

@@ -167,10 +167,10 @@ class _TensorOperators:
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
         n = self.type.shape[0] if self.type.ndim else None
+        found = None if n is None else ROWS.fn(self)
+        if found is not None:  # (during eval_shape: turn by turn)
+            return found
         if not isinstance(n, int):
-            found = None if n is None else ROWS.fn(self)
-            if found is not None:  # (during eval_shape: turn by turn)
-                return found
             raise TypeError(f"cannot iterate over a tensor of type {self.type}: its first "
                             "size is not a known int (for a loop over it, give it as an int)")
         return iter([self[i] for i in range(n)])
@@ -362,8 +362,9 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
 
 ROWS: Hook[Callable[[Any], Any]] = Hook(
     "rows", "kantensor.evalshape.loops",
-    "rows(x) -> an iterator over the rows of x, whose first size is symbolic, where the "
-    "code iterating it is traced by eval_shape (turn by turn), or None", lambda x: None)
+    "rows(x) -> an iterator over the rows of x (a range's ints, or x[0], x[1], ... where "
+    "its first size is symbolic) where the code iterating it is traced by eval_shape "
+    "(turn by turn), or None", lambda x: None)
 
 SIZED_LIST: Hook[Callable[[Any], Any]] = Hook(
     "sized_list", "kantensor.evalshape.arrays",
