@@ -20,9 +20,12 @@ from .. import ops
 from ..graph.basic import Variable
 from ..ops.arraylike import sized_array
 from ..types.dim import Dim
+from ..types.dtypes import is_integer
 from ..types.sizenum import Ratio, size_tensor
-from ..types.variable import as_tensor_variable
+from ..types.variable import SIZED_LIST, as_tensor_variable
+from .powers import fraction
 from .scalartypes import tag_python_ints
+from .trace import current
 
 
 def symbolic(x: Any) -> bool:
@@ -39,6 +42,40 @@ def _stacked(obj: Any) -> Any:
     if isinstance(obj, Dim | Ratio):
         return size_tensor(obj)
     return as_tensor_variable(obj)
+
+
+def _python_leaf(v: Any) -> Any:
+    """``v``, or where ``v`` is a 0-d number of the graph made of sizes and Python
+    numbers by ``+ - * /`` (``n * 1.5``: :func:`~.powers.fraction`), the Python number it
+    is in NumPy code: a float as the exact :class:`Ratio` (an int as its size), so that
+    a list holding it has NumPy's dtype (``[n * 1.5, 1]``: float64)."""
+    if isinstance(v, list | tuple):
+        return type(v)(_python_leaf(x) for x in v)
+    if not isinstance(v, Variable) or v.type.ndim != 0:
+        return v
+    exact = fraction(v)
+    if exact is None:
+        return v
+    p, q = exact
+    if is_integer(v.type.dtype):
+        return p if q == 1 else v
+    return Ratio(p, q) if isinstance(p, Dim) else float(p) / q
+
+
+def listed(obj: Any) -> Any:
+    """The tensor NumPy's array of the list ``obj`` holding sizes (and numbers the graph
+    makes of them, :func:`_python_leaf`) is, of NumPy's dtype
+    (:func:`~kantensor.ops.arraylike.sized_array`); None for anything else."""
+    return sized_array(_python_leaf(obj)) if isinstance(obj, list | tuple) else None
+
+
+def _sized_list(obj: Any) -> Any:
+    """The :data:`~kantensor.types.variable.SIZED_LIST` hook: :func:`listed` while
+    this thread traces (``x + [n, 1.5]``), else None."""
+    return None if current() is None else listed(obj)
+
+
+SIZED_LIST.set(_sized_list)
 
 
 def array(obj: Any, dtype: Any = None, *, copy: Any = True, order: Any = "K",
@@ -82,7 +119,9 @@ def _converted(obj: Any, dtype: Any, copy: Any, order: Any) -> Any:
     copies depends on its value being a scalar, or on its memory layout)."""
     if order is not None and str(order).upper() not in ("C", "F", "A", "K"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
-    out = sized_array(obj)
+    out = listed(obj)
+    if out is None and isinstance(obj, Variable) and _python_leaf(obj) is not obj:
+        out = listed([obj])[0]  # (np.array(n * 1.5): NumPy's 0-d float64 of a float)
     out = _stacked(obj) if out is None else out
     name = None if dtype is None else np.dtype(dtype).name
     if copy is False and isinstance(obj, Variable) and (

@@ -10,6 +10,12 @@ value a known int (or a size, from a size ``start``), as NumPy's loop has. Past
 ``n <= 16``, marked as a choice, ``Source.otherwise``: past it NumPy may run, which
 no case says), so that a loop of any length ends; each case is typed exactly.
 
+The same holds wherever the traced code iterates a tensor whose first size is a size
+(:func:`rows`: ``for i, row in enumerate(x)``, ``zip(x, y)``, ``list(x)``: row ``k`` is
+``x[k]``) or a ``range`` of sizes that was not iterated at once (``list(range(n))``,
+``zip(range(n), x)``, ``enumerate(range(n))``, ``reversed(range(n))``: the ``arange``
+:func:`marked` as that range turns by turn, each value an int, as Python's range gives).
+
 A loop over a second size inside a loop over a first, both undecided (``for i in
 range(A): for j in range(B):``), would make a case of each pair of turn counts: more
 than :data:`~.branches.MAX_CASES`, each traced again from the start. Where the inner
@@ -25,10 +31,12 @@ from collections.abc import Iterator
 from types import CodeType
 from typing import Any
 
+from ..graph.basic import Variable
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
 from ..types.dimorder import asked
 from ..types.symbols import free_symbols
+from ..types.variable import ROWS
 from .located import Site
 from .trace import current
 
@@ -116,6 +124,59 @@ def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator
         value, done = value + step, done + 1
 
 
+def marked(x: Variable, start: Any, stop: Any, step: int) -> Variable:
+    """``x``, the ``arange`` of ``range(start, stop, step)`` of sizes, noted on the trace
+    so that iterating it later (:func:`rows`) gives the range's ints turn by turn."""
+    trace = current()
+    if trace is not None:
+        trace.ranges[x] = (start, stop, step)
+    return x
+
+
+def reversed_range(x: Variable) -> Iterator[Any] | None:
+    """``reversed(range(...))`` of a :func:`marked` range of step 1 or -1, turn by turn
+    (its values from the last, sizes where the range's bounds are); None otherwise."""
+    trace = current()
+    found = None if trace is None else trace.ranges.get(x)
+    if found is None or found[2] not in (1, -1):
+        return None
+    start, stop, step = found
+    return turns(stop - step, start - step, -step)
+
+
+def rows(x: Variable) -> Iterator[Any] | None:
+    """The :data:`~kantensor.types.variable.ROWS` hook: ``iter(x)`` where the traced
+    code (not kantensor's) iterates it: a :func:`marked` range's ints (even where the
+    case's facts make its length an int), else, where its first size is a size, ``x[0],
+    x[1], ...``, turn by turn (module docstring); None elsewhere (then
+    ``Variable.__iter__`` answers as outside a trace)."""
+    trace = current()
+    if getattr(trace, "path", None) is None:
+        return None
+    caller = sys._getframe(2)  # (rows <- Variable.__iter__ <- the iterating code)
+    if caller is None or trace.locator.library(caller):
+        return None
+    found = range_turns(x)
+    if found is None and isinstance(x.type.shape[0], int):
+        return None  # (rows of a known count: Variable.__iter__'s own)
+    return _indexed(x, turns(0, x.shape[0])) if found is None else found
+
+
+def range_turns(x: Any) -> Iterator[Any] | None:
+    """The ints of the :func:`marked` range ``x`` is, turn by turn; None if it is none."""
+    trace = current()
+    found = None if trace is None or not isinstance(x, Variable) else trace.ranges.get(x)
+    return None if found is None else turns(*found)
+
+
+def _indexed(x: Variable, ks: Iterator[Any]) -> Iterator[Any]:
+    for k in ks:
+        yield x[k]
+
+
+ROWS.set(rows)
+
+
 def _site(trace: Any) -> Site | None:
     """The user's line the loop is at (the innermost user frame out of this module)."""
     frame = trace.locator.frame(sys._getframe(2))
@@ -133,9 +194,9 @@ def _nested(path: Any, loop: _Loop, start: Any, stop: Any, step: int) -> None:
         at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
         raise path.stop(BranchError(
             f"a loop over range({start}, {stop}, {step}){at} inside a loop over range of "
-            f"{', '.join(sorted(map(str, outer[-1].sizes)))}: eval_shape types each number "
-            "of turns as a case, and the two sizes' turns multiply the cases; give one of "
-            "those sizes as an int"))
+            f"{', '.join(sorted(map(str, outer[-1].sizes)))} (or zipped with it): eval_shape "
+            "types each number of turns as a case, and the two sizes' turns multiply the "
+            "cases; give one of those sizes as an int"))
 
 
 def _limit(start: Any, stop: Any, step: int, value: Any, error: Exception) -> Exception:

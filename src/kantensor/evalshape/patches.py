@@ -36,7 +36,7 @@ from .arrays import array as _array
 from .arrays import asarray as _asarray
 from .arrays import ascontiguousarray as _ascontiguousarray
 from .arrays import symbolic as _symbolic
-from .loops import iterated, turns
+from .loops import iterated, marked, range_turns, reversed_range, turns
 from .pymath import MATH
 from .ranges import arange as _arange
 from .ranges import index_of as _index
@@ -297,8 +297,10 @@ def _range(*args: Any) -> Any:
     if len(args) == 3 and not isinstance(args[2], int):
         return NotImplemented
     if 1 <= len(args) <= 3 and all(_size(a) for a in args) and (
-            len(args) < 3 or args[2] != 0) and iterated():
-        return turns(*((0, *args) if len(args) == 1 else args))
+            len(args) < 3 or args[2] != 0):
+        bounds = (0, *args) if len(args) == 1 else args
+        bounds = bounds if len(bounds) == 3 else (*bounds, 1)
+        return turns(*bounds) if iterated() else marked(ops.arange(*args), *bounds)
     return ops.arange(*args)
 
 
@@ -308,8 +310,16 @@ def _round(x: Any, ndigits: Any = None) -> Any:
     return np.round(x, ndigits or 0) if isinstance(x, Variable) else NotImplemented
 
 
-def _extreme(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _extreme(fn: Callable[..., Any], python: Callable[..., Any]) -> Callable[..., Any]:
+    """``max``/``min`` (``python``) of sizes: ``fn`` of them; of a ``range`` of sizes,
+    of its ints turn by turn (:func:`.loops.range_turns`), as Python's iterates it."""
     def traced(*args: Any, **kw: Any) -> Any:
+        turned = range_turns(args[0]) if len(args) == 1 and not kw else None
+        if turned is not None:
+            values = list(turned)
+            if not values:
+                raise ValueError(f"{python.__name__}() iterable argument is empty")
+            return fn(*values) if any(isinstance(v, Dim) for v in values) else python(values)
         values = args[0] if len(args) == 1 and isinstance(args[0], list | tuple) else args
         if kw or not values or not any(isinstance(v, Dim) for v in values) \
                 or not all(_size(v) for v in values):
@@ -319,13 +329,18 @@ def _extreme(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _reversed(x: Any) -> Any:
-    return x[::-1] if isinstance(x, Variable) and x.type.ndim else NotImplemented
+    """``reversed`` of a tensor: ``x[::-1]``; of a ``range`` of sizes, its ints from the
+    last, turn by turn (:func:`.loops.reversed_range`), as Python's iterator gives."""
+    if not isinstance(x, Variable) or not x.type.ndim:
+        return NotImplemented
+    found = reversed_range(x)
+    return x[::-1] if found is None else found
 
 
 #: Builtins wrapped in the module globals of the traced code during eval_shape.
 BUILTINS: dict[str, Callable[..., Any]] = {
     "len": _len, "int": _int, "float": _float, "range": _range, "round": _round,
-    "max": _extreme(dim_max), "min": _extreme(dim_min), "reversed": _reversed}
+    "max": _extreme(dim_max, max), "min": _extreme(dim_min, min), "reversed": _reversed}
 
 
 # -- SciPy's functions that kantensor has, when the traced code uses SciPy ----------------

@@ -26,6 +26,7 @@ from ..types.type import TensorType
 from .counts import decided
 from .display import shape_result_html
 from .located import Site, described, why
+from .shortest import shortest
 
 
 @dataclass(frozen=True)
@@ -218,8 +219,11 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
     common = [a for a in cases[0].assumptions if all(a in c.assumptions for c in cases)]
     # a case raised where its conditions hold, unless a choice made before the raise
     # fails there (NumPy gives another type than the one the code raised on): undecided
-    common += [AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
-               else negate(r.conditions) for r in refused if r.conditions]
+    # (each as its shortest equivalent: a loop's refused turns, n <= 16, not a disjunct
+    # per turn)
+    common += [x for r in refused if r.conditions for x in shortest(
+        AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
+        else negate(r.conditions))]
     return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
                        assumptions=tuple(common),
                        counts={k: b for c in cases for k, b in c.counts.items()})

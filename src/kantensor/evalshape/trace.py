@@ -49,6 +49,9 @@ class Trace:
         self.notes: dict[Any, str] = {}  # node, variable or Dim -> why a size is unknown
         self.inputs = inputs
         self.path: Any = None  # the answers to comparisons of sizes (see .branches)
+        #: The aranges made of ``range`` of sizes, by value: (start, stop, step), so that
+        #: iterating one gives the range's ints (see .loops.rows).
+        self.ranges: dict[Variable, tuple[Any, Any, int]] = {}
 
     def record(self, node: Apply) -> None:
         for v in node.inputs:

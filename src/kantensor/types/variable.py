@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..graph.basic import Constant, Variable
+from ..graph.hooks import Hook
 from .axissize import AxisSize as AxisSize
 from .axissize import axis_size
 from .converting import refuse_masked
@@ -166,6 +167,9 @@ class _TensorOperators:
         """``x[0], x[1], ...`` when the first dim is a known int (without this, Python
         would call ``x[i]`` until it fails, forever if the length is unknown)."""
         n = self.type.shape[0] if self.type.ndim else None
+        found = None if n is None else ROWS.fn(self)
+        if found is not None:  # (during eval_shape: turn by turn)
+            return found
         if not isinstance(n, int):
             raise TypeError(f"cannot iterate over a tensor of type {self.type}: its first "
                             "size is not a known int (for a loop over it, give it as an int)")
@@ -356,12 +360,30 @@ def constant(value: Any, dtype: Any = None, name: str | None = None) -> TensorCo
     return TensorConstant(ttype, arr, name=name, wrapped=wrapped)
 
 
+ROWS: Hook[Callable[[Any], Any]] = Hook(
+    "rows", "kantensor.evalshape.loops",
+    "rows(x) -> an iterator over the rows of x (a range's ints, or x[0], x[1], ... where "
+    "its first size is symbolic) where the code iterating it is traced by eval_shape "
+    "(turn by turn), or None", lambda x: None)
+
+SIZED_LIST: Hook[Callable[[Any], Any]] = Hook(
+    "sized_list", "kantensor.evalshape.arrays",
+    "sized_list(obj) -> the tensor NumPy's array of the (nested) list or tuple obj of "
+    "numbers holding sizes is during eval_shape (x + [n, 1.5]), or None",
+    lambda obj: None)
+
+
 def as_tensor_variable(x: Any, name: str | None = None) -> Variable:
-    """``x`` if it already is a Variable, else a constant made from it."""
+    """``x`` if it already is a Variable, else a constant made from it (a list holding
+    sizes: :data:`SIZED_LIST`'s tensor)."""
     if isinstance(x, Variable):
         return x
     if isinstance(x, Dim | Ratio):  # a size used as a number (see types.sizenum)
         return size_tensor(x)
+    if isinstance(x, list | tuple):
+        made = SIZED_LIST.fn(x)
+        if made is not None:
+            return made
     if isinstance(x, TensorType):
         raise TypeError(f"expected a value or a Variable, got the type {x}; call it to make "
                         "a variable: TensorType(...)()")
