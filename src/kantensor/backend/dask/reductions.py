@@ -122,7 +122,11 @@ def norm(call: NodeCall, values: list[Any]) -> list[Any]:
     keepdims = call.params.get("keepdims", False)
     if not issubclass(x.dtype.type, np.inexact):  # (NumPy's norm: x.astype(float), so
         x = x.astype(np.float64)  # bfloat16, float8 and float4 computed in float64)
-    y = da.linalg.norm(x, ord=order, axis=axis, keepdims=keepdims)
+    if order is None and axis is None and x.ndim > 2:  # (NumPy's: the flat 2-norm;
+        y = abs(x)  # Dask's norm refuses more than two axes without one)
+        y = da.sqrt(da.sum(y * y, keepdims=keepdims))
+    else:
+        y = da.linalg.norm(x, ord=order, axis=axis, keepdims=keepdims)
     return [others_kept(call, values[0], typed(call, y), axes_of(call, x), keepdims)]
 
 
