@@ -144,10 +144,13 @@ class Facts:
             grown._lows = lows
         if box is not None:
             grown._box = box
-        if (self._box is not None and box is None) or self._parts is not None:
+        if (self._box is not None and box is None) or self._parts is not None or \
+                self._weight is not None:
             added = [c for c in new if c not in self.atoms]
             if len(added) > 1:
                 added = list(dict.fromkeys(added))  # (the first of equal ones: the set's)
+            if self._weight is not None:  # (additive: its new atoms' terms added)
+                grown._weight = self._weight + _weight_of(added)
             if self._box is not None and box is None:
                 grown._box = factbox.grown(self._box, [c.triple() for c in added])
             if self._parts is not None:
@@ -255,7 +258,7 @@ class Facts:
         prover takes (:data:`~.prove.MAX_QUESTION_TERMS`: it gives up at once)."""
         weight = self._weight
         if weight is None:
-            weight = self._weight = terms_of(x for t in self.triples for x in (t[0], t[2]))
+            weight = self._weight = _weight_of(self.atoms)
         return weight + terms_of(sizes) > MAX_QUESTION_TERMS
 
     def near(self, symbols: Iterable[Hashable]) -> Facts:
@@ -495,3 +498,10 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     result is in its canonical form (:mod:`kantensor.types.canon`): sizes equal at every
     size of the decidable fragment get one form."""
     return under_facts(x, facts)
+
+
+def _weight_of(atoms: Iterable[Condition]) -> int:
+    """The terms of the prover's triples of ``atoms`` in all (see :meth:`Facts.oversized`:
+    a set's weight is its atoms' sum, so a grown set's is its parent's and its new atoms')."""
+    return sum([len(d._terms) for d in [c.key[0] for c in atoms if c.op != "!="]
+                if type(d) is not int])
