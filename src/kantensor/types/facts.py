@@ -26,7 +26,7 @@ from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
 from .productsign import decided as by_factors
-from .prove import MAX_QUESTION_TERMS, proves, terms_of
+from .prove import MAX_QUESTION_TERMS, conditions_terms, proves, terms_of
 from .prove import bounds as _bounds
 from .quotientbound import upper
 from .readback import has_opaque
@@ -59,7 +59,7 @@ class Facts:
         self._rising: bool | None = None  # see unbounded
         self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
         self._parts: Any = None  # its parts sharing no symbol, or pending (see about)
-        self._weight: int | None = None  # its triples' terms in all (see oversized)
+        self._weight: int | None = None  # its triples' terms in all (see oversized, _grown)
         self._grew: tuple | None = None  # the conditions with_ last added, and what the
         # set it made knew of its atoms' least values, trend and box (see _grown): the
         # atoms' keys' alone, so the same for equal conditions of other sources
@@ -149,8 +149,8 @@ class Facts:
             added = [c for c in new if c not in self.atoms]
             if len(added) > 1:
                 added = list(dict.fromkeys(added))  # (the first of equal ones: the set's)
-            if self._weight is not None:  # (additive: its new atoms' terms added)
-                grown._weight = self._weight + _weight_of(added)
+            if self._weight is not None:  # (its new atoms' terms added: see oversized)
+                grown._weight = self._weight + conditions_terms(added)
             if self._box is not None and box is None:
                 grown._box = factbox.grown(self._box, [c.triple() for c in added])
             if self._parts is not None:
@@ -258,7 +258,7 @@ class Facts:
         prover takes (:data:`~.prove.MAX_QUESTION_TERMS`: it gives up at once)."""
         weight = self._weight
         if weight is None:
-            weight = self._weight = _weight_of(self.atoms)
+            weight = self._weight = conditions_terms(self.atoms)
         return weight + terms_of(sizes) > MAX_QUESTION_TERMS
 
     def near(self, symbols: Iterable[Hashable]) -> Facts:
@@ -498,10 +498,3 @@ def simplify(x: DimLike, facts: Facts = EMPTY) -> DimLike:
     result is in its canonical form (:mod:`kantensor.types.canon`): sizes equal at every
     size of the decidable fragment get one form."""
     return under_facts(x, facts)
-
-
-def _weight_of(atoms: Iterable[Condition]) -> int:
-    """The terms of the prover's triples of ``atoms`` in all (see :meth:`Facts.oversized`:
-    a set's weight is its atoms' sum, so a grown set's is its parent's and its new atoms')."""
-    return sum([len(d._terms) for d in [c.key[0] for c in atoms if c.op != "!="]
-                if type(d) is not int])
