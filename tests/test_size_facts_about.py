@@ -14,6 +14,7 @@ import sizing
 from kantensor.types.conditions import Condition, Source
 from kantensor.types.dim import Dim
 from kantensor.types.facts import EMPTY, Facts
+from kantensor.types.prove import terms_of
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 NAMES = "abcdef"
@@ -129,3 +130,22 @@ def test_sets_sharing_a_pending_chain_answer_from_many_threads() -> None:
                 assert found == _closure(kid.atoms, {"a3"}), found
     finally:
         sys.setswitchinterval(interval)
+
+
+@settings(max_examples=N_EXAMPLES, deadline=None)
+@given(steps=st.lists(st.lists(_condition(), min_size=1, max_size=3), max_size=6),
+       union=st.lists(_condition(), max_size=3))
+def test_weight_carried_by_growth_is_the_triples_terms(steps, union) -> None:
+    """``oversized`` weighs a set by its triples' terms in all (what the prover counts:
+    :func:`~kantensor.types.prove.terms_of`); a grown set takes its parent's weight plus
+    its new atoms' (an atom already held, or given twice, counted once)."""
+    facts = EMPTY
+    for step in steps:
+        facts.oversized()  # (the parent weighed: its weight carried to the next set)
+        facts = facts.with_(*step, *step[:1])
+        assert facts._weight is not None or not facts.atoms
+        facts.oversized()
+        assert facts._weight == terms_of(x for t in facts.triples for x in (t[0], t[2]))
+    grown = facts.union(Facts(union))
+    grown.oversized()
+    assert grown._weight == terms_of(x for t in grown.triples for x in (t[0], t[2]))

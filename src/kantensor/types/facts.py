@@ -26,7 +26,7 @@ from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
 from .productsign import decided as by_factors
-from .prove import MAX_QUESTION_TERMS, proves, terms_of
+from .prove import MAX_QUESTION_TERMS, conditions_terms, proves, terms_of
 from .prove import bounds as _bounds
 from .quotientbound import upper
 from .readback import has_opaque
@@ -59,7 +59,7 @@ class Facts:
         self._rising: bool | None = None  # see unbounded
         self._box: tuple | None = None  # the prover's box of the facts (see .factbox)
         self._parts: Any = None  # its parts sharing no symbol, or pending (see about)
-        self._weight: int | None = None  # its triples' terms in all (see oversized)
+        self._weight: int | None = None  # its triples' terms in all (see oversized, _grown)
         self._grew: tuple | None = None  # the conditions with_ last added, and what the
         # set it made knew of its atoms' least values, trend and box (see _grown): the
         # atoms' keys' alone, so the same for equal conditions of other sources
@@ -144,10 +144,13 @@ class Facts:
             grown._lows = lows
         if box is not None:
             grown._box = box
-        if (self._box is not None and box is None) or self._parts is not None:
+        if (self._box is not None and box is None) or self._parts is not None or \
+                self._weight is not None:
             added = [c for c in new if c not in self.atoms]
             if len(added) > 1:
                 added = list(dict.fromkeys(added))  # (the first of equal ones: the set's)
+            if self._weight is not None:  # (its new atoms' terms added: see oversized)
+                grown._weight = self._weight + conditions_terms(added)
             if self._box is not None and box is None:
                 grown._box = factbox.grown(self._box, [c.triple() for c in added])
             if self._parts is not None:
@@ -255,7 +258,7 @@ class Facts:
         prover takes (:data:`~.prove.MAX_QUESTION_TERMS`: it gives up at once)."""
         weight = self._weight
         if weight is None:
-            weight = self._weight = terms_of(x for t in self.triples for x in (t[0], t[2]))
+            weight = self._weight = conditions_terms(self.atoms)
         return weight + terms_of(sizes) > MAX_QUESTION_TERMS
 
     def near(self, symbols: Iterable[Hashable]) -> Facts:

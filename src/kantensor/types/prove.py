@@ -30,8 +30,8 @@ from .intervals import interval, mul_interval, nonnegative, nonnegative_atom, po
 from .onesize import over_one_size
 from .poly import Opaque
 
-__all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds", "order",
-           "proves", "terms_of"]
+__all__ = ["MAX_CASES", "MAX_INEQUALITIES", "MAX_QUESTION_TERMS", "Linear", "bounds",
+           "conditions_terms", "order", "proves", "terms_of"]
 
 #: The most combinations of min/max cases a proof splits into (then bounded one-sided).
 MAX_CASES: Final = 64
@@ -51,6 +51,13 @@ def terms_of(sides: Iterable[Any]) -> int:
     """How many terms the sizes ``sides`` have in all: what :func:`proves` and
     :func:`bounds` weigh against :data:`MAX_QUESTION_TERMS`."""
     return sum(len(_terms(x)) for x in sides if not isinstance(x, int))
+
+
+def conditions_terms(conditions: Iterable[Any]) -> int:
+    """:func:`terms_of` the triples ``(d, op, 0)`` of ``conditions`` but ``!=``'s (as a
+    set of facts holds them), counted without making them."""
+    return sum([len(d._terms) for d in [c.key[0] for c in conditions if c.op != "!="]
+                if type(d) is not int])
 
 
 class _System:
