@@ -136,8 +136,15 @@ class Session:
         as large (``repeat`` by an int). Two axes so made of the same origins the same
         way have blocks of the same sizes (so they pair), and their sizes follow from
         those origins' (computed once, :meth:`_chunks`). A known part stands for its
-        sizes."""
-        if known(y.chunks[axis]) or not isinstance(y, da.Array):
+        sizes. Nothing is recorded unless the parts' blocks are ``y``'s, one for one (a
+        join's counts sum to ``y``'s, a repeat's one part has as many) and ``y`` is none
+        of them: an input Dask dropped (its ``concatenate`` drops the empty ones) would
+        put every size after it on the wrong block."""
+        if not isinstance(y, da.Array) or known(y.chunks[axis]):
+            return
+        counts = [len(x.chunks[a]) for x, a in parts]
+        made_of = sum(counts) if how == "join" else counts[0] if len(counts) == 1 else -1
+        if made_of != len(y.chunks[axis]) or any(x.name == y.name for x, _ in parts):
             return
         made = tuple(self.origin(x, a) if not known(x.chunks[a]) else ("sizes", x.chunks[a])
                      for x, a in parts)
@@ -214,12 +221,15 @@ class Session:
         (it sets the chunks of the array it is called on: the user's input, or an array
         other nodes hold, is left as it is)."""
         origins = {a: self.origin(x, a) for a, c in enumerate(x.chunks) if not known(c)}
-        if not all(self._derived(o) is not None for o in origins.values()):
+        found = {a: self._derived(o) for a, o in origins.items()}
+        # (sizes of another count than x's blocks are never used: they are not x's)
+        if not all(f is not None and len(f) == len(x.chunks[a]) for a, f in found.items()):
             computed = x.copy().compute_chunk_sizes().chunks
             for a, o in origins.items():
-                self.resolved.setdefault(o, computed[a])
-        return tuple(self.resolved[origins[a]] if a in origins else c
-                     for a, c in enumerate(x.chunks))
+                if found[a] is None or len(found[a]) != len(computed[a]):
+                    self.resolved[o] = computed[a]
+                found[a] = computed[a]
+        return tuple(found.get(a, c) for a, c in enumerate(x.chunks))
 
     def _derived(self, origin: tuple) -> tuple[int, ...] | None:
         """The sizes of ``origin``'s blocks where they are known without computing
