@@ -251,6 +251,34 @@ class Session:
         return found
 
 
+    def bounds(self) -> dict[str, dict[int, tuple[int, ...]]]:
+        """Per array name, per axis of unknown chunks whose origin this session knows,
+        sizes no block can exceed, computing nothing: those computed in the call, a
+        mask's blocks of the array it masks (a mask keeps at most every row), a join's
+        its parts' one after the other, a repeat's ``times`` its part's. What
+        ``max_task_bytes`` bounds a masked graph's tasks by (:func:`.tasks.account`)."""
+        out: dict[str, dict[int, tuple[int, ...]]] = {}
+        axes = set(self.origins) | {(name, axis) for name, (_, axis) in self.masked.items()}
+        for name, axis in axes:
+            found = self._bound(self.origins.get((name, axis), (name, axis)))
+            if found is not None:
+                out.setdefault(name, {})[axis] = found
+        return out
+
+    def _bound(self, origin: tuple) -> tuple[int, ...] | None:
+        if origin in self.resolved:
+            return self.resolved[origin]
+        if origin[0] == "sizes":
+            return tuple(int(n) for n in origin[1])
+        if origin[0] in ("join", "repeat") and len(origin) == 3:
+            parts = [self._bound(o) for o in origin[2]]
+            return None if None in parts else tuple(n * origin[1] for p in parts for n in p)
+        if self.masked.get(origin[0], (0, -1))[1] == origin[1]:
+            chunks = self.masked[origin[0]][0].chunks[0]
+            return tuple(int(n) for n in chunks) if known(chunks) else None
+        return None
+
+
 def _counts(mask: Any) -> tuple[int, ...]:
     """The count of true entries of each block of a Dask vector ``mask``."""
     counts = mask.map_blocks(count_nonzero, chunks=((1,) * mask.numblocks[0],), token="count",
