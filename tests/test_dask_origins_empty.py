@@ -16,6 +16,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.backend.dask import UnknownChunksError
+from kantensor.backend.dask.lower import Session
 
 DATA = np.arange(30.0).reshape(10, 3) - 7
 MASK = np.array([1, 0, 0, 0, 1, 1, 0, 1, 1, 1], bool)
@@ -78,3 +79,22 @@ def test_empty_mask_joined():
     got = f(da.from_array(DATA, chunks=(3, 2)), da.from_array(none, chunks=3)).compute()
     np.testing.assert_array_equal(
         got, np.flip(np.concatenate([DATA[:2], DATA[none], DATA[:0]]), axis=0)[1:])
+
+
+def test_derived_sizes_never_land_on_other_blocks():
+    """The session records a join's sizes only where its parts' blocks are the result's
+    one for one, and never uses recorded sizes of another count than an array's blocks:
+    those it computes (Dask's compute_chunk_sizes is the oracle)."""
+    X, M = da.from_array(DATA, chunks=(3, 2)), da.from_array(MASK, chunks=3)
+    rows = X[M]
+    empty = da.from_array(np.zeros((0, 3)), chunks=(1, 2))
+    joined = da.concatenate([empty, rows])  # Dask drops the empty input
+    want = joined.copy().compute_chunk_sizes().chunks
+    session = Session(run=True, compute_chunk_sizes=True)
+    session.masked[rows.name] = (M, 0)
+    session.derive(joined, 0, "join", [(empty, 0), (rows, 0)])
+    assert (joined.name, 0) not in session.origins  # (rows itself: 5 parts' blocks for 4)
+    session.derive(joined, 0, "join", [(rows, 0)])
+    assert session._chunks(joined) == want
+    session.origins[(joined.name, 0)] = ("sizes", (0, 2, 1, 1, 3))  # (one too many)
+    assert session._chunks(joined) == want
