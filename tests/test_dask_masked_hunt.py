@@ -146,16 +146,18 @@ def test_masked_inputs_through_random_graphs():
 # 1 to 3 branches of 1 to 3 random Ops each (a branch may start from a second mask's
 # rows of the same ``x``, or from an earlier branch), and adds every branch's row sums
 # (``sum(b, axis=1, keepdims=True)``) to the rows' first column: rows of one origin are
-# paired block by block, others only by their sizes. Judged by NumPy, with and without
-# ``compute_chunk_sizes=True``: a refusal (UnknownChunksError, RechunkError) is no wrong
-# answer; a value other than NumPy's is, and so are chunks other than the blocks Dask
-# computes (from a pickled copy of the graph: its tasks unpickled). Where every Op
-# keeps the rows' blocks and no second mask is read, the sizes are computed at most
-# once (a Dask callback counts the graphs computed in the call).
-# ``KANTENSOR_DASK_ORIGINS_GRAPHS`` sets the graphs (quick 40, long 1000),
+# paired block by block, others only by their sizes. Some Ops join rows with inputs of
+# no rows (which Dask's concatenate drops), some masks keep nothing. Judged by NumPy,
+# with and without ``compute_chunk_sizes=True``: a refusal (UnknownChunksError,
+# RechunkError) is no wrong answer; a value other than NumPy's is, and so are chunks
+# other than the blocks Dask computes (from a pickled copy of the graph: its tasks
+# unpickled). Where every Op keeps the rows' blocks and no second mask is read, the
+# sizes are computed at most once (a Dask callback counts the graphs computed in the
+# call).
+# ``KANTENSOR_DASK_ORIGINS_GRAPHS`` sets the graphs (quick 120, long 1000),
 # ``KANTENSOR_DASK_ORIGINS_SEED`` the seed (25).
 
-ORIGIN_GRAPHS = sizing.size("DASK_ORIGINS_GRAPHS", 40, 1000)
+ORIGIN_GRAPHS = sizing.size("DASK_ORIGINS_GRAPHS", 120, 1000)
 ORIGIN_SEED = int(os.environ.get("KANTENSOR_DASK_ORIGINS_SEED", "25"))
 
 
@@ -212,7 +214,21 @@ ROW_OPS = [
     ("tile_rows", lambda y, k: kt.tile(y, (2, 1)), lambda a: np.tile(a, (2, 1)), False),
     ("pad_rows", lambda y, k: kt.pad(y, ((0, 1), (0, 0)))[1:],
      lambda a: np.pad(a, ((0, 1), (0, 0)))[1:], False),
+    # joins with inputs of no rows (Dask's concatenate drops them), then Ops that need
+    # the joined rows' sizes
+    ("concatenate_empty_first", lambda y, k: kt.concatenate([_none(y), y])[:2],
+     lambda a: np.concatenate([_none(a), a])[:2], False),
+    ("concatenate_empty_between", lambda y, k: kt.flip(kt.concatenate([y, _none(y), y]),
+                                                       axis=0),
+     lambda a: np.flip(np.concatenate([a, _none(a), a]), axis=0), False),
+    ("concatenate_empty_last", lambda y, k: kt.concatenate([y, _none(y)])[1:],
+     lambda a: np.concatenate([a, _none(a)])[1:], False),
 ]
+
+
+def _none(y) -> np.ndarray:
+    """No rows of ``y``'s columns (a known empty input of a join)."""
+    return np.zeros((0, _cols(y)))
 
 
 def _origins_graph(rng: random.Random) -> tuple[list, bool, bool]:
@@ -252,6 +268,8 @@ def test_one_masks_rows_through_random_ops_paired_by_origin():
         n = rng.randint(4, 9)
         big = np.round(nrng.normal(size=(n, 3)), 2)
         keep, keep2 = nrng.random(n) < 0.6, nrng.random(n) < 0.6
+        if rng.random() < 0.1:  # a mask keeping nothing
+            keep[:] = False
         try:
             want = _origins_build(branches, big[keep], big[keep2], True)
         except ValueError:  # NumPy's shapes do not meet: no case

@@ -402,26 +402,25 @@ def test_a_scan_of_a_known_axis_in_several_chunks_over_unknown_rows(fn, numpy):
 
 
 def test_bytes_of_tasks_on_unknown_chunks_are_reported_unknown_never_bounded():
-    """A task on a masked array's blocks holds bytes that the mask decides (``nan``): the
-    memory report printed them by ``int(nan)`` (ValueError: cannot convert float NaN to
-    integer), and ``max_task_bytes`` compared ``nan > bound`` (False), so a call with a
-    bound passed unchecked whatever the mask kept. Now the report counts them as of
-    unknown bytes (the largest and the peak are of the known ones), and a bound refuses
-    them (TaskTooLargeError naming compute_chunk_sizes); after .compute_chunk_sizes()
-    the same call is bounded by the known bytes (NumPy's values)."""
-    x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
-    f = kt.function([x, m], 2 * x[m], backend="dask")
-    report = f.memory(((5, 5), (4,)), ((5, 5),))
-    assert report.unknown == 2  # the product's 2 blocks (the mask's fused into them)
-    assert "mul: 2 tasks; 2 tasks of bytes unknown (chunks of unknown size)" in str(report)
+    """A task on an input's blocks of unknown size (``nan``) holds bytes the data
+    decides: the memory report printed them by ``int(nan)`` (ValueError: cannot convert
+    float NaN to integer), and ``max_task_bytes`` compared ``nan > bound`` (False), so a
+    call with a bound passed unchecked. Now the report counts them as of unknown bytes
+    (the largest and the peak are of the known ones), and a bound refuses them
+    (TaskTooLargeError naming compute_chunk_sizes); after .compute_chunk_sizes() the
+    same call is bounded by the known bytes (NumPy's values). (A mask inside the graph
+    is bounded by the blocks it masks: ``test_dask_origins_bounds.py``.)"""
+    x = kt.matrix("x", "float64")
+    f = kt.function([x], 2 * x, backend="dask")
+    report = f.memory(((np.nan, np.nan), (4,)))
+    assert report.unknown == 4 and report.at_most == 0  # (with the input's 2 blocks)
+    assert "mul: 4 tasks; 4 tasks of bytes unknown (chunks of unknown size)" in str(report)
     assert kt.function([x], 2 * x, backend="dask").memory(((5, 5), (4,))).unknown == 0
-    bounded = kt.function([x, m], 2 * x[m], backend="dask", max_task_bytes=10_000)
     X, M = da.from_array(V, chunks=(5, 4)), da.from_array(K, chunks=5)
     masked = X[M]
-    with pytest.raises(TaskTooLargeError, match=r"cannot bound.*compute_chunk_sizes"):
-        bounded(X, M)
     sized = masked.copy().compute_chunk_sizes()
     plain = kt.function([x], 2 * x, backend="dask", max_task_bytes=10_000)
     np.testing.assert_allclose(plain(sized).compute(), 2 * R, rtol=1e-12)
-    with pytest.raises(TaskTooLargeError, match="cannot bound"):
+    with pytest.raises(TaskTooLargeError, match=r"cannot bound.*has chunks of unknown "
+                                                r"size, call \.compute_chunk_sizes\(\) on it"):
         plain(masked)

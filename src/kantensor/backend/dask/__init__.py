@@ -11,7 +11,7 @@ from typing import Any
 
 #: Each public name of the lowering, by the module of this package that defines it.
 LOWERING: dict[str, str] = {
-    "DaskFunction": "function", "DaskMemory": "function", "TaskTooLargeError": "function",
+    "DaskFunction": "function", "DaskMemory": "memory", "TaskTooLargeError": "function",
     "RechunkError": "lower", "UnknownChunksError": "lower",
     "xarray_template": "xarray", "xarray_type": "xarray",
 }

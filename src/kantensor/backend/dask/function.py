@@ -17,7 +17,7 @@ import dask.array as da
 import numpy as np
 from dask.highlevelgraph import HighLevelGraph
 
-from ...graph.basic import Apply, Constant, Variable
+from ...graph.basic import Constant, Variable
 from ...graph.fgraph import FunctionGraph
 from ...ops.sizes import SizeOp
 from ..checks import size_value
@@ -40,8 +40,9 @@ from .lower import (
     short,
     without_empty,
 )
+from .memory import DaskMemory
 from .plan import DaskPlan, describe
-from .tasks import NodeTasks, account
+from .tasks import account
 from .xarray import XarrayIO
 
 __all__ = ["DaskFunction", "TaskTooLargeError"]
@@ -155,7 +156,7 @@ class DaskFunction:
         track = self.max_task_bytes is not None
         outs, owners = self._walk(values, session, track)
         if track:
-            self._check_bound(outs, owners)
+            self._check_bound(outs, owners, session)
         outs = self._xarray.give(outs, frames)
         return outs[0] if self.unpack_single else outs
 
@@ -172,8 +173,8 @@ class DaskFunction:
         all; the peak a worker running ``threads_per_worker`` tasks at once needs."""
         session = self._session(False)
         outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-        return DaskMemory(self._nodes, account(outs, owners), threads_per_worker,
-                          self.max_task_bytes)
+        return DaskMemory(self._nodes, account(outs, owners, session.bounds()),
+                          threads_per_worker, self.max_task_bytes)
 
     def plan(self, *input_chunks: Chunks) -> DaskPlan:
         """How every node lowers to Dask, one line per node; given the inputs' chunks,
@@ -182,7 +183,8 @@ class DaskFunction:
         session = self._session(False)
         if input_chunks:
             outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-            memory = DaskMemory(self._nodes, account(outs, owners), 1, self.max_task_bytes)
+            memory = DaskMemory(self._nodes, account(outs, owners, session.bounds()), 1,
+                                self.max_task_bytes)
             notes = session.notes
         types = session.types if input_chunks else {}
         return DaskPlan(describe(self.fgraph, self._nodes, self.allow_rechunk, types), memory,
@@ -201,8 +203,10 @@ class DaskFunction:
             out.append(placeholder(cs, v.type.numpy_dtype, i))
         return out
 
-    def _check_bound(self, outs: list[Any], owners: dict[str, Hashable]) -> None:
-        report = DaskMemory(self._nodes, account(outs, owners), 1, self.max_task_bytes)
+    def _check_bound(self, outs: list[Any], owners: dict[str, Hashable],
+                     session: Session) -> None:
+        report = DaskMemory(self._nodes, account(outs, owners, session.bounds()), 1,
+                            self.max_task_bytes)
         over = report.over_bound()
         if over:
             raise TaskTooLargeError("; ".join(over))
@@ -312,122 +316,6 @@ class DaskFunction:
 
     def _repr_html_(self) -> str:
         return function_html(self, "Dask")
-
-
-class DaskMemory:
-    """The bytes of the tasks of a Dask plan (see :meth:`DaskFunction.memory`)."""
-
-    def __init__(self, nodes: list[Apply], by_node: dict[Hashable, NodeTasks],
-                 threads_per_worker: int, bound: float | None):
-        self.nodes = [(node, by_node[node]) for node in nodes if node in by_node]
-        self.threads_per_worker = threads_per_worker
-        self.bound = bound
-
-    @property
-    def tasks(self) -> int:
-        return sum(t.tasks for _, t in self.nodes)
-
-    @property
-    def unknown(self) -> int:
-        """The tasks whose bytes chunks of unknown size decide (left out of the largest
-        and the peak, which are of the others)."""
-        return sum(t.unknown for _, t in self.nodes)
-
-    @property
-    def largest(self) -> tuple[Apply, Any] | None:
-        """The node and task that hold the most bytes (inputs and output)."""
-        found = [(node, t.largest) for node, t in self.nodes if t.largest is not None]
-        return max(found, key=lambda p: p[1].held, default=None)
-
-    @property
-    def largest_input(self) -> float:
-        largest = self.largest
-        return largest[1].inputs if largest else 0.0
-
-    @property
-    def largest_scheduled(self) -> float:
-        """The most a ``dask.distributed`` scheduler counts for one task: the results it
-        reads and its own (``TaskState.nbytes``), without what a fused task makes
-        inside (see :mod:`.tasks`)."""
-        return max((t.scheduled for _, t in self.nodes), default=0.0)
-
-    @property
-    def largest_output(self) -> float:
-        return max((t.largest_output.output for _, t in self.nodes
-                    if t.largest_output is not None), default=0.0)
-
-    @property
-    def peak_per_worker(self) -> float:
-        """What a worker needs to run its tasks: ``threads_per_worker`` times what the
-        largest task holds at its peak, its inputs and its own work (a lower bound:
-        results waiting for their readers come on top)."""
-        largest = self.largest
-        return self.threads_per_worker * (largest[1].held if largest else 0.0)
-
-    def over_bound(self) -> list[str]:
-        """One sentence per node whose largest task holds more than the bound, or whose
-        tasks hold bytes that chunks of unknown size decide (no bound is known for them:
-        reported, never taken as within it)."""
-        if self.bound is None:
-            return []
-        unknown = [f"{node.op}: {t.unknown} of its {t.tasks} tasks (the first "
-                   f"{t.first_unknown.key!r}) hold bytes that chunks of unknown size decide "
-                   f"(nan, sizes the data decides), which max_task_bytes={_mb(self.bound)} "
-                   "cannot bound. Call .compute_chunk_sizes() on the input first"
-                   for node, t in self.nodes if t.unknown]
-        return unknown + [f"{node.op}: task {t.largest.key!r} (block {t.largest.block}) holds "
-                f"{_mb(t.largest.held)} ({_mb(t.largest.inputs)} in, "
-                f"{_mb(t.largest.output)} out{_inside(t.largest)}){_fused(t.largest)}, above "
-                f"max_task_bytes={_mb(self.bound)}"
-                for node, t in self.nodes if t.largest and t.largest.held > self.bound]
-
-    def __str__(self) -> str:
-        lines = [f"{self.tasks} tasks; largest task {_mb(self.largest_input)} in, "
-                 f"{_mb(self.largest[1].output if self.largest else 0)} out"
-                 f"{_inside(self.largest[1]) if self.largest else ''}; peak per "
-                 f"worker ({self.threads_per_worker} thread"
-                 f"{'s' * (self.threads_per_worker != 1)}) at least "
-                 f"{_mb(self.peak_per_worker)}{_unknown(self.unknown)}"]
-        for node, t in self.nodes:
-            if t.largest is not None:
-                lines.append(f"  {node.op}: {t.tasks} tasks, largest {_mb(t.largest.inputs)}"
-                             f" in + {_mb(t.largest.output)} out{_inside(t.largest)} "
-                             f"(block {t.largest.block}){_unknown(t.unknown)}")
-            elif t.unknown:
-                lines.append(f"  {node.op}: {t.tasks} tasks{_unknown(t.unknown)}")
-        return "\n".join(lines)
-
-    def __repr__(self) -> str:
-        return f"<DaskMemory {str(self).splitlines()[0]}>"
-
-
-def _unknown(count: int) -> str:
-    return f"; {count} task{'s' * (count != 1)} of bytes unknown (chunks of unknown " \
-           "size)" if count else ""
-
-
-def _inside(task: Any) -> str:
-    """What a fused task holds inside beyond its result, where it does."""
-    if task.inside is None or task.inside <= task.output:
-        return ""
-    return f", {_mb(task.inside)} at once inside (the steps Dask fuses into it)"
-
-
-def _fused(task: Any) -> str:
-    """Where Dask fused steps into the task, which: its name lists them
-    (``rechunk-merge-sort-mul-<token>``)."""
-    steps = task.array.rsplit("-", 1)[0]
-    return f" (Dask fuses {steps} into it)" if steps.count("-") >= 1 else ""
-
-
-def _mb(n: float) -> str:
-    if n >= 2**30:
-        return f"{n / 2**30:.2f} GiB"
-    if n >= 2**20:
-        return f"{n / 2**20:.1f} MiB"
-    if n >= 2**10:
-        return f"{n / 2**10:.1f} KiB"
-    return f"{int(n)} B"
 
 
 def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,

@@ -76,6 +76,11 @@ def join(call: NodeCall, arrays: list[Any], axis: int) -> Any:
     if len(arrays) == 1:
         return arrays[0]
     if not _unknown_off(arrays, axis):
+        # the inputs Dask's concatenate keeps (it drops those of no elements; a size
+        # nan is kept), so that the recorded parts are the joined blocks
+        arrays = [x for x in arrays if x.size] or arrays
+        if len(arrays) == 1:
+            return arrays[0]
         y = da.concatenate(arrays, axis=axis)
         call.session.derive(y, axis, "join", [(x, axis) for x in arrays])
         return y

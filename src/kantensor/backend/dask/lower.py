@@ -136,8 +136,15 @@ class Session:
         as large (``repeat`` by an int). Two axes so made of the same origins the same
         way have blocks of the same sizes (so they pair), and their sizes follow from
         those origins' (computed once, :meth:`_chunks`). A known part stands for its
-        sizes."""
-        if known(y.chunks[axis]) or not isinstance(y, da.Array):
+        sizes. Nothing is recorded unless the parts' blocks are ``y``'s, one for one (a
+        join's counts sum to ``y``'s, a repeat's one part has as many) and ``y`` is none
+        of them: an input Dask dropped (its ``concatenate`` drops the empty ones) would
+        put every size after it on the wrong block."""
+        if not isinstance(y, da.Array) or known(y.chunks[axis]):
+            return
+        counts = [len(x.chunks[a]) for x, a in parts]
+        made_of = sum(counts) if how == "join" else counts[0] if len(counts) == 1 else -1
+        if made_of != len(y.chunks[axis]) or any(x.name == y.name for x, _ in parts):
             return
         made = tuple(self.origin(x, a) if not known(x.chunks[a]) else ("sizes", x.chunks[a])
                      for x, a in parts)
@@ -214,12 +221,15 @@ class Session:
         (it sets the chunks of the array it is called on: the user's input, or an array
         other nodes hold, is left as it is)."""
         origins = {a: self.origin(x, a) for a, c in enumerate(x.chunks) if not known(c)}
-        if not all(self._derived(o) is not None for o in origins.values()):
+        found = {a: self._derived(o) for a, o in origins.items()}
+        # (sizes of another count than x's blocks are never used: they are not x's)
+        if not all(f is not None and len(f) == len(x.chunks[a]) for a, f in found.items()):
             computed = x.copy().compute_chunk_sizes().chunks
             for a, o in origins.items():
-                self.resolved.setdefault(o, computed[a])
-        return tuple(self.resolved[origins[a]] if a in origins else c
-                     for a, c in enumerate(x.chunks))
+                if found[a] is None or len(found[a]) != len(computed[a]):
+                    self.resolved[o] = computed[a]
+                found[a] = computed[a]
+        return tuple(found.get(a, c) for a, c in enumerate(x.chunks))
 
     def _derived(self, origin: tuple) -> tuple[int, ...] | None:
         """The sizes of ``origin``'s blocks where they are known without computing
@@ -239,6 +249,34 @@ class Session:
         if found is not None:
             self.resolved[origin] = found
         return found
+
+
+    def bounds(self) -> dict[str, dict[int, tuple[int, ...]]]:
+        """Per array name, per axis of unknown chunks whose origin this session knows,
+        sizes no block can exceed, computing nothing: those computed in the call, a
+        mask's blocks of the array it masks (a mask keeps at most every row), a join's
+        its parts' one after the other, a repeat's ``times`` its part's. What
+        ``max_task_bytes`` bounds a masked graph's tasks by (:func:`.tasks.account`)."""
+        out: dict[str, dict[int, tuple[int, ...]]] = {}
+        axes = set(self.origins) | {(name, axis) for name, (_, axis) in self.masked.items()}
+        for name, axis in axes:
+            found = self._bound(self.origins.get((name, axis), (name, axis)))
+            if found is not None:
+                out.setdefault(name, {})[axis] = found
+        return out
+
+    def _bound(self, origin: tuple) -> tuple[int, ...] | None:
+        if origin in self.resolved:
+            return self.resolved[origin]
+        if origin[0] == "sizes":
+            return tuple(int(n) for n in origin[1])
+        if origin[0] in ("join", "repeat") and len(origin) == 3:
+            parts = [self._bound(o) for o in origin[2]]
+            return None if None in parts else tuple(n * origin[1] for p in parts for n in p)
+        if self.masked.get(origin[0], (0, -1))[1] == origin[1]:
+            chunks = self.masked[origin[0]][0].chunks[0]
+            return tuple(int(n) for n in chunks) if known(chunks) else None
+        return None
 
 
 def _counts(mask: Any) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from ...types.basic_ops import SpecifyShape
 from .algorithms import ALGORITHMS
 from .axes import node_axes
 from .lower import ARRANGE
+from .memory import mb
 
 __all__ = ["DaskPlan", "describe"]
 
@@ -44,9 +45,10 @@ class DaskPlan:
             t = tasks.get(node)
             if t is not None and t.largest is not None:
                 inside = t.largest.inside or 0
-                extra.append(f" [{t.tasks} tasks, largest {_mb(t.largest.inputs)} in + "
-                             f"{_mb(t.largest.output)} out"
-                             + (f", {_mb(inside)} at once inside" if inside > t.largest.output
+                extra.append(f" [{t.tasks} tasks, largest {'at most ' * t.largest.at_most}"
+                             f"{mb(t.largest.inputs)} in + "
+                             f"{mb(t.largest.output)} out"
+                             + (f", {mb(inside)} at once inside" if inside > t.largest.output
                                 else "") + "]")
             out.append(line + "".join(extra))
         out.append(str(self.memory).splitlines()[0])
@@ -54,14 +56,6 @@ class DaskPlan:
 
     def __repr__(self) -> str:
         return str(self)
-
-
-def _mb(n: float) -> str:
-    if n >= 2**20:
-        return f"{n / 2**20:.1f} MiB"
-    if n >= 2**10:
-        return f"{n / 2**10:.1f} KiB"
-    return f"{int(n)} B"
 
 
 def describe(fgraph: FunctionGraph, nodes: Sequence[Apply], allow_rechunk: bool,

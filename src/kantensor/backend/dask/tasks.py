@@ -49,6 +49,9 @@ class TaskBytes:
     output: float
     estimated: bool = False
     inside: float | None = None
+    #: its sizes are upper bounds (a mask's blocks counted as the blocks they mask:
+    #: :meth:`.lower.Session.bounds`), not the sizes themselves
+    at_most: bool = False
 
     @property
     def held(self) -> float:
@@ -60,6 +63,11 @@ class TaskBytes:
         """What a ``dask.distributed`` scheduler counts for it: the results it reads and
         its own (``TaskState.nbytes``)."""
         return self.inputs + self.output
+
+    @property
+    def unknown(self) -> bool:
+        """Its bytes are decided by chunks of unknown size (``nan``)."""
+        return any(math.isnan(n) for n in (self.inputs, self.output, self.inside or 0.0))
 
     @property
     def block(self) -> tuple:
@@ -85,13 +93,16 @@ class NodeTasks:
     #: the first: never compared with the others (a ``nan`` is no size), never the largest
     unknown: int = 0
     first_unknown: TaskBytes | None = None
+    #: how many are counted by upper bounds of their sizes (:attr:`TaskBytes.at_most`)
+    at_most: int = 0
 
     def add(self, task: TaskBytes) -> None:
         self.tasks += 1
-        if any(math.isnan(n) for n in (task.inputs, task.output, task.inside or 0.0)):
+        if task.unknown:
             self.unknown += 1
             self.first_unknown = self.first_unknown or task
             return
+        self.at_most += task.at_most
         self.scheduled = max(self.scheduled, task.scheduled)
         if self.largest is None or task.held > self.largest.held:
             self.largest = task
@@ -109,13 +120,15 @@ class _Blocks:
     ``tasks`` the graph Dask runs, ``graph`` the one the arrays were built as (whose
     layers record their chunks)."""
 
-    def __init__(self, graph: HighLevelGraph, tasks: dict):
+    def __init__(self, graph: HighLevelGraph, tasks: dict,
+                 bounds: dict[str, dict[int, tuple]] | None = None):
         self.tasks = tasks
         self.layers: dict[str, tuple[tuple, int]] = {}
         for name, layer in graph.layers.items():
             notes = layer.collection_annotations or {}
             if "chunks" in notes and "dtype" in notes:
-                self.layers[name] = (_reduced(layer, notes["chunks"]),
+                chunks = _bounded(notes["chunks"], (bounds or {}).get(name, {}))
+                self.layers[name] = (_reduced(layer, chunks),
                                      np.dtype(notes["dtype"]).itemsize)
         self.memo: dict[Hashable, tuple[tuple, int] | None] = {}
         #: a task that fusion renamed -> the key it computes (an alias of that name
@@ -246,6 +259,13 @@ def _in_order(inner: dict) -> list:
     return done
 
 
+def _bounded(chunks: tuple, bounds: dict[int, tuple]) -> tuple:
+    """``chunks`` with the unknown axes that ``bounds`` bounds (as many blocks) replaced
+    by those bounds."""
+    return tuple(tuple(bounds[a]) if a in bounds and len(bounds[a]) == len(c) and any(
+        math.isnan(n) for n in c) else c for a, c in enumerate(chunks))
+
+
 def _reduced(layer: Any, chunks: tuple) -> tuple:
     """The chunks of a layer's results. The first level of a Dask tree reduction is a
     blockwise layer that records the chunks of its input, while its tasks (called with
@@ -259,28 +279,43 @@ def _reduced(layer: Any, chunks: tuple) -> tuple:
     return chunks
 
 
-def account(arrays: Iterable[Any], owners: dict[str, Hashable]) -> dict[Hashable, NodeTasks]:
+def account(arrays: Iterable[Any], owners: dict[str, Hashable],
+            bounds: dict[str, dict[int, tuple]] | None = None) -> dict[Hashable, NodeTasks]:
     """Per owner (``owners``: graph layer name -> whatever made it), the bytes of every
-    task of the graph of ``arrays`` that belongs to an owned layer."""
+    task of the graph of ``arrays`` that belongs to an owned layer. A task whose bytes
+    chunks of unknown size decide is counted by ``bounds`` (per layer name, per axis,
+    sizes no block exceeds: :meth:`.lower.Session.bounds`) where they bound them all,
+    marked :attr:`TaskBytes.at_most`; else its bytes stay unknown (``nan``)."""
     arrays = [a for a in arrays if hasattr(a, "__dask_graph__")]
     graph = _graph(arrays)
     keys = [a.__dask_keys__() for a in arrays]
     tasks = optimize(graph, keys) if arrays else {}
     blocks = _Blocks(graph, tasks)
+    bounded = _Blocks(graph, tasks, bounds) if bounds else blocks
     out: dict[Hashable, NodeTasks] = {}
     for key, task in tasks.items():
         named = blocks.origin.get(key, key)
         owner = owners.get(named[0] if isinstance(named, tuple) else named)
         if owner is None:
             continue
-        ins = [blocks.nbytes(d) for d in getattr(task, "dependencies", ())]
-        own = blocks.nbytes(key)
-        known_ins = [b for b in ins if b is not None]
-        estimated = own is None
-        if own is None:  # an unrecorded result: as large as its largest input
-            own = max(known_ins, default=0.0)
-        inside, guessed = blocks.inside(key, task, own)
-        out.setdefault(owner, NodeTasks()).add(
-            TaskBytes(key, math.fsum(known_ins), own, estimated or guessed,
-                      max(inside, own) if not isinstance(task, Alias) else 0.0))
+        found = _task(blocks, key, task)
+        if found.unknown and bounded is not blocks:
+            at_most = _task(bounded, key, task)
+            if not at_most.unknown:
+                found = TaskBytes(key, at_most.inputs, at_most.output, at_most.estimated,
+                                  at_most.inside, at_most=True)
+        out.setdefault(owner, NodeTasks()).add(found)
     return out
+
+
+def _task(blocks: _Blocks, key: Hashable, task: Any) -> TaskBytes:
+    """One task's bytes as ``blocks`` records its inputs' and its own."""
+    ins = [blocks.nbytes(d) for d in getattr(task, "dependencies", ())]
+    own = blocks.nbytes(key)
+    known_ins = [b for b in ins if b is not None]
+    estimated = own is None
+    if own is None:  # an unrecorded result: as large as its largest input
+        own = max(known_ins, default=0.0)
+    inside, guessed = blocks.inside(key, task, own)
+    return TaskBytes(key, math.fsum(known_ins), own, estimated or guessed,
+                     max(inside, own) if not isinstance(task, Alias) else 0.0)
