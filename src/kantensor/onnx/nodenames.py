@@ -121,12 +121,17 @@ def names_of(serialized: Sequence[bytes]) -> Names | None:
     nodes protobuf has parsed already (a graph's): their nested messages (attributes...)
     are not read here, so some bytes protobuf refuses as a node (an attribute field
     holding no AttributeProto) are read so all the same."""
+    if not serialized:
+        return None
+    joined = b"".join(serialized)
+    if joined.isascii():  # (most often every node: checked once, in C)
+        return _names(serialized, joined)
     ascii = list(map(bytes.isascii, serialized))
-    chosen = serialized if all(ascii) else list(compress(serialized, ascii))
+    chosen = list(compress(serialized, ascii))
     if not chosen:
         return None
-    found = _names(chosen)
-    if found is None or chosen is serialized:
+    found = _names(chosen, b"".join(chosen))
+    if found is None:
         return found
     op_types, given, starts, wanted = found  # (the others' None, in their places)
     ops, ones, begins = iter(op_types), iter(wanted), iter(starts)
@@ -140,9 +145,8 @@ def names_of(serialized: Sequence[bytes]) -> Names | None:
         [next(ones) if a else None for a in ascii]
 
 
-def _names(serialized: Sequence[bytes]) -> Names | None:
-    """:func:`names_of` of nodes all ASCII."""
-    joined = b"".join(serialized)
+def _names(serialized: Sequence[bytes], joined: bytes) -> Names | None:
+    """:func:`names_of` of nodes all ASCII (``joined``: their bytes joined)."""
     lengths = np.fromiter(map(len, serialized), np.int64, len(serialized))
     counts = _counts(joined, lengths)
     if counts is None:

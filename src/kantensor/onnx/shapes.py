@@ -230,12 +230,24 @@ def _joined(names: list[str], infos: list[bytes], skip: set) -> bytes:
     input)."""
     if skip:
         infos = infos[:]
-        for name in skip:
-            try:
-                infos[names.index(name)] = b""
-            except ValueError:
-                pass
+        for k in _places(names, skip):
+            infos[k] = b""
     return b"".join(infos)
+
+
+def _places(names: list[str], skip: set) -> list[int]:
+    """The place in ``names`` (distinct) of each name of ``skip`` that is one of them,
+    each found from the end (graph outputs are most often the last nodes' outputs: a
+    search from the start compared every name before them)."""
+    backwards = names[::-1]
+    last = len(names) - 1
+    found = []
+    for name in skip:
+        try:
+            found.append(last - backwards.index(name))
+        except ValueError:
+            pass
+    return found
 
 
 def _infos(names: list[str], types: list[Type], skip: set) -> bytes:

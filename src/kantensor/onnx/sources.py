@@ -109,8 +109,9 @@ class Sources:
             named = list(map(_NAME, declared))
         texts((*names, *named, *map(_NAME, graph.output)),
               f"graph {shown(graph.name)}" if type(graph.name) is str else "a graph")
+        unique = frozenset(named)  # (each name hashed once, for the checks below)
         free = self.free = overridable(self.model, graph) if not \
-            frozenset(named).isdisjoint(names) else frozenset()  # (none is an input)
+            unique.isdisjoint(names) else frozenset()  # (none is an input)
         tokens = {} if not self.graph and self.parent is None else None  # (.nodeslot)
         known = _known(protos, headers, raw) if tokens is not None and not types and \
             not free and len(set(names)) == len(names) else None  # (a model typed again)
@@ -154,8 +155,8 @@ class Sources:
                 tokens[name] = initializer_token(checked, t, True) if found[2] and \
                     t.data_location != _EXTERNAL else found[3]
         if graph.sparse_initializer:
-            self.read_sparse(graph.sparse_initializer, frozenset(named), tokens)
-        if len(set(named)) != len(named):
+            self.read_sparse(graph.sparse_initializer, unique, tokens)
+        if len(unique) != len(named):
             _twice(named)
         read = None  # the inputs' types, read at once where every input is given
         if not variables and formal is None and not values and not free and \
