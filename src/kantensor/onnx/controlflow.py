@@ -233,6 +233,8 @@ class Loop(Structured):
             rec = _Idle(exc, attrs["body"], carried, n_carried, label)
         count, facts = iteration_count(label, trips, bool(m_name), start, rec.condition(),
                                        notes, scope_names(scope), scope.once, scope.facts)
+        if facts:  # a count of its own: its bounds are facts for the nodes after it
+            scope.facts = scope.facts.with_(*count.name.bounds)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
         idle = idle_scans(label, count, attrs["body"].output[1 + n_carried:], scans)
         empty = [empty_shape(attrs["body"].output[1 + n_carried + j], t)

@@ -32,9 +32,10 @@ from ..graph.type import Type
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
-from ..types.dim import Dim
+from ..types.dim import Dim, lone_atom_of
 from ..types.dimminmax import dim_max, dim_min
 from ..types.facts import EMPTY, Facts
+from ..types.poly import Opaque
 from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
 from ..types.type import TensorType
 from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
@@ -447,8 +448,8 @@ def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
     count = data_size(name, f"{name} is decided when the model runs, at Loop node "
                             f"{label!r}: how many times its body runs")
     facts = [SizeCondition(0, "<=", count, label)]
-    if has_trips and trips is not None:
-        facts.append(SizeCondition(count, "<=", trips, label))
+    if has_trips and trips is not None:  # (at most min(a, b): at most each, which the
+        facts += [SizeCondition(count, "<=", t, label) for t in _mins(trips)]  # prover reads)
     if then is False:
         facts.append(SizeCondition(count, "<=", 1, label))
     count.name.bounds = tuple(Condition(f.left, f.op, f.right, Source(op="Loop", node=label))
@@ -463,6 +464,13 @@ def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
     else:
         notes.add(name, "count", "the body may end the loop early")
     return count, facts
+
+
+def _mins(x: Any) -> tuple[Any, ...]:
+    """The arguments of ``x`` where it is a ``min`` of sizes (a count at most ``min(2**40,
+    N)`` is at most ``2**40`` and at most ``N``), else ``(x,)``."""
+    atom = lone_atom_of(x) if isinstance(x, Dim) else None
+    return tuple(atom.args) if isinstance(atom, Opaque) and atom.op == "min" else (x,)
 
 
 class _Only:
