@@ -34,7 +34,7 @@ from typing import Any, Final
 from ..conditions import AnyOf, Clause, Condition
 from ..dim import Dim, DimLike
 from ..symbols import DataSymbol, free_symbols
-from .atoms import Atom, Sets, Verdict, condition_holds
+from .atoms import Atom, Reaches, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
 from .cells import solve as solve_cells
@@ -60,8 +60,11 @@ class Contract:
     def __init__(self, atoms: Sequence[Atom], sizes: Sequence[tuple[str, Hashable]],
                  fixed: Mapping[str, DimLike] | None = None, notes: Sequence[str] = (),
                  origins: Sequence[Atom] | None = None,
-                 bounds: Sequence[Condition] = ()):
+                 bounds: Sequence[Condition] = (), reaches: Reaches | None = None):
         self.atoms: tuple[Atom, ...] = tuple(atoms)
+        #: which nodes read which (None: not known): a need of a node no choice reaches
+        #: was not typed under it (see :meth:`holds`)
+        self.reaches = reaches
         #: each atom as it was before :meth:`fix` gave sizes
         self.origins: tuple[Atom, ...] = self.atoms if origins is None else tuple(origins)
         self.sizes: tuple[tuple[str, Hashable], ...] = tuple(sizes)
@@ -169,17 +172,21 @@ class Contract:
             raise ValueError(f"holds: give a value to {', '.join(missing)}")
         shown = {self._name[s]: v for s, v in values.items()}
         undecided: list[Atom] = []
+        pending: list[Atom] = []  # choices that may fail here (the data decide)
+        always: list[Atom] = []  # those that fail here whatever the data
         for atom in self.atoms:
             hidden = atom.symbols() & self.hidden
             seen = outcomes(atom, hidden, values, self.bounds) if hidden else \
                 frozenset((outcome(atom, values),))
+            if seen != {Outcome.HOLDS} and pending and not self._apart(atom, pending):
+                continue  # typed under a choice that may fail: says nothing for sure
             if seen == {Outcome.FAILS}:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
-            if seen == {Outcome.CHOSEN}:  # the atoms after it assume it holds
-                return Verdict(None, atom, shown, chose=True)
-            if Outcome.CHOSEN in seen:  # the data decide whether the types apply
-                return Verdict(None, atom, shown)
-            if Outcome.FAILS in seen:
+            if Outcome.CHOSEN in seen:  # the atoms after it assume it holds: where it
+                pending.append(atom)  # fails (by the data, or always) they say nothing
+                if seen == {Outcome.CHOSEN}:
+                    always.append(atom)
+            elif Outcome.FAILS in seen:
                 undecided.append(atom)
         if undecided:
             failing = joint_failures(undecided, frozenset().union(
@@ -187,10 +194,22 @@ class Contract:
             if failing:
                 return Verdict(False, failing[0][0], shown, [s for _, s in self.sizes],
                                note=_whichever(failing, self._name))
-            return Verdict(None, undecided[0], shown)
+        if pending or undecided:
+            first = min((*pending, *undecided), key=self.atoms.index)
+            return Verdict(None, first, shown, chose=first in always)
         if self.notes:  # conditions are missing: the atoms' holding is only necessary
             return Verdict(None, None, shown, note=self.notes[0])
         return Verdict(True, None, shown)
+
+    def _apart(self, atom: Atom, choices: Sequence[Atom]) -> bool:
+        """Whether ``atom``'s nodes were typed apart from the ``choices`` (no node that
+        chose reaches them, as :attr:`reaches` shows): its need stands where they fail
+        (a Squeeze beside a Loop whose count is chosen ``>= 1``)."""
+        if self.reaches is None or not atom.sources:
+            return False
+        choosers = {s.node for a in choices for s in a.sources if s.otherwise}
+        return bool(choosers) and all(s.node and self.reaches(c, s.node) is False
+                                      for s in atom.sources for c in choosers)
 
     def fix(self, mapping: Mapping[str, Any] | None = None, /, **sizes: Any) -> Contract:
         """The contract with some sizes given (ints, or another size: a name or a Dim;
@@ -216,7 +235,8 @@ class Contract:
                 origins.append(origin)
         kept = [(n, s) for n, s in self.sizes if s not in values]
         bounds = [_substituted(c, values) for c in self.bounds]
-        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins, bounds)
+        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins, bounds,
+                        self.reaches)
 
     def emptied_by(self) -> Atom | None:
         """Where no sizes are valid: the first atom (in node order, as it was before
@@ -371,7 +391,8 @@ class _Approximation(Contract):
     """An inner or outer approximation of a contract: its own cells, labelled."""
 
     def __init__(self, of: Contract, cells: list[Cell], kind: str):
-        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins, of.bounds)
+        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins, of.bounds,
+                         of.reaches)
         self.kind = kind
         self._cells = tuple(cells)
         self.__dict__["_solved"] = (self._cells, True)
