@@ -121,7 +121,8 @@ def _contract(proto: onnx.ModelProto, tensors: Tensors
         return found, variables
     bounds = [Condition(c.left, {"<": "<", "<=": "<=", "==": "=="}[c.op], c.right)
               for c in size_conditions(outputs)]
-    return Contract(found.atoms, found.sizes, notes=found.notes, bounds=bounds), variables
+    return Contract(found.atoms, found.sizes, notes=found.notes, bounds=bounds,
+                    reaches=found.reaches), variables
 
 
 def _iterates(node: onnx.NodeProto, opsets: dict[str, int]) -> bool:

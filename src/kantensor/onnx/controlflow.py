@@ -32,12 +32,12 @@ import onnx
 from ..graph.type import Type
 from ..ops.located import VariableAxis
 from ..ops.params import normalize_axis
-from ..syntax.errors import TypeInferenceError
 from ..types.containers import join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
 from .dtypes import DTYPES, dtype_of
 from .loadrefused import refused_at_load
+from .loopcount import iteration_count
 from .needs import (
     body_conditions,
     branch_conditions,
@@ -51,7 +51,7 @@ from .recurrence import (
     HoldsNowhere,
     Recurrence,
     after_any,
-    iteration_count,
+    fails_where_run,
     runtime_types,
     scope_names,
 )
@@ -107,8 +107,7 @@ class If(Structured):
                 sub = scope.child(attrs[key], [], once=True)
                 subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
             except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
-                if cond == truth or cond is None and (
-                        failed or not isinstance(exc, TypeInferenceError)):
+                if cond == truth or cond is None and (failed or not fails_where_run(exc)):
                     raise  # a branch that never runs may be anything (a dead branch of
                 failed[truth] = exc  # an export may fail its sizes); one the data pick
                 # whose relations hold at no size fails where it is picked (.needs)
@@ -228,11 +227,13 @@ class Loop(Structured):
                                   notes, lead=[TensorType("int64", ()), TensorType("bool", ())],
                                   index=True)
         except HoldsNowhere as exc:  # (its first iteration runs unless the count is 0)
-            if start is not False and not m_name:
+            if start is True and not m_name:
                 raise
             rec = _Idle(exc, attrs["body"], carried, n_carried, label)
         count, facts = iteration_count(label, trips, bool(m_name), start, rec.condition(),
                                        notes, scope_names(scope), scope.once, scope.facts)
+        if facts:  # a count of its own: its bounds are facts for the nodes after it
+            scope.facts = scope.facts.with_(*count.name.bounds)
         finals, scans = rec.solve(count, n_scan, [o for o in node.output])
         idle = idle_scans(label, count, attrs["body"].output[1 + n_carried:], scans)
         empty = [empty_shape(attrs["body"].output[1 + n_carried + j], t)

@@ -9,6 +9,9 @@ iteration. A subgraph's conditions hold only where it runs (:mod:`.needs`); this
 the node's unguarded, a condition that never holds (``0 != 0``). A divisor that only
 folds to 0 (``Sub(c, c)``) is checked when it runs, as in the model as written (with
 onnxruntime's graph optimisations on, its constant folding makes it a constant too).
+So too a pool (MaxPool, AveragePool, LpPool) whose explicit pads are not smaller than
+its kernel on an axis: onnxruntime checks its attributes when it makes its kernel ("Pad
+should be smaller than kernel"), as the pool's own reading does in a main graph.
 """
 
 from __future__ import annotations
@@ -32,10 +35,14 @@ def refused_at_load(scope: Any, graphs: Iterable[onnx.GraphProto], label: str
                     ) -> tuple[Condition, ...]:
     """``0 != 0`` for each integer Div or Mod of ``graphs`` (the subgraphs of the node
     ``label``, read by ``scope``; their own subgraphs too) whose divisor is a constant
-    holding a 0, else nothing."""
+    holding a 0, and each pool padded past its kernel; else nothing."""
     out = []
     for graph, known in _walk(graphs, {}):
         for node in graph.node:
+            if _padded_past(node):
+                where = node.name or f"{node.op_type} -> {node.output[0]}"
+                out.append(Condition(0, "!=", 0, Source(
+                    op=node.op_type, node=f"{where} in {label}", detail=_POOL)))
             if node.op_type not in ("Div", "Mod") or node.domain not in ("", "ai.onnx") \
                     or len(node.input) < 2:
                 continue
@@ -48,6 +55,25 @@ def refused_at_load(scope: Any, graphs: Iterable[onnx.GraphProto], label: str
                 out.append(Condition(0, "!=", 0, Source(
                     op=node.op_type, node=f"{where} in {label}", detail=_DETAIL)))
     return tuple(out)
+
+
+_POOL = ("a pool's pads not smaller than its kernel: onnxruntime refuses the model when "
+         "it loads it, whichever branch or iteration runs")
+
+
+def _padded_past(node: onnx.NodeProto) -> bool:
+    """Whether ``node`` is an ONNX pool with explicit pads not smaller than its kernel
+    on some axis (onnxruntime's PoolAttributes refuse it)."""
+    if node.op_type not in ("MaxPool", "AveragePool", "LpPool") or \
+            node.domain not in ("", "ai.onnx"):
+        return False
+    attrs = {a.name: a for a in node.attribute}
+    auto = attrs["auto_pad"].s.decode() if "auto_pad" in attrs else "NOTSET"
+    kernel = list(attrs["kernel_shape"].ints) if "kernel_shape" in attrs else []
+    pads = list(attrs["pads"].ints) if "pads" in attrs else []
+    k = len(kernel)
+    return auto == "NOTSET" and len(pads) == 2 * k and any(
+        max(pads[i], pads[i + k]) >= kernel[i] for i in range(k))
 
 
 def _walk(graphs: Iterable[onnx.GraphProto], known: dict[str, Any]

@@ -33,13 +33,17 @@ from ..syntax.errors import TypeInferenceError
 from ..types.conditions import Condition, Source
 from ..types.containers import OptionalType, SequenceType, join_shapes
 from ..types.dim import Dim
-from ..types.dimminmax import dim_max, dim_min
-from ..types.facts import EMPTY, Facts
-from ..types.symbols import DataSymbol, data_size, free_symbols, substitute
+from ..types.dimminmax import dim_min
+from ..types.facts import EMPTY
+from ..types.symbols import DataSymbol, free_symbols, substitute
 from ..types.type import TensorType
-from .subgraph import Notes, SizeCondition, base_name, fresh_names, names_in, output_types
+from .loading import OnnxImportError
+from .registry import UnsupportedOp
+from .shared import NotKnown
+from .subgraph import Notes, base_name, fresh_names, names_in, output_types
 
-__all__ = ["Recurrence", "after_any", "iteration_count", "runtime_types", "scope_names"]
+__all__ = ["HoldsNowhere", "Recurrence", "after_any", "fails_where_run", "runtime_types",
+           "scope_names"]
 
 
 def scope_names(scope: Any) -> set[str]:
@@ -65,6 +69,16 @@ def scope_names(scope: Any) -> set[str]:
 
 def _symbols(d: Any) -> set:
     return set(free_symbols(d)) if isinstance(d, Dim) else set()
+
+
+def fails_where_run(exc: Exception) -> bool:
+    """Whether a subgraph's refusal ``exc`` says it fails wherever it runs, as a main
+    graph's node refused so makes the model fail: its relations hold at no size, or a
+    value it reads is invalid (ConstantOfShape of ``[-1]``, a Split of ``-1`` rows), not
+    a node left untyped (:class:`~.shared.NotKnown`), an op not supported or a malformed
+    node (onnxruntime refuses the model whichever branch or iteration runs)."""
+    return isinstance(exc, TypeInferenceError | ValueError) and \
+        not isinstance(exc, NotKnown | UnsupportedOp | OnnxImportError)
 
 
 class HoldsNowhere(TypeInferenceError):
@@ -127,7 +141,9 @@ class Recurrence:
             try:  # typed without it, the body's conditions over it are not stated
                 self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
                                             graph=False)  # (needs.refused_index)
-            except TypeInferenceError as again:  # at no iteration number either
+            except (TypeError, ValueError, IndexError) as again:  # at no iteration number
+                if not fails_where_run(again):  # either: fails wherever it runs
+                    raise
                 raise HoldsNowhere(str(again)) from again
             self.refused = exc
         return output_types(self.sub, self.label)
@@ -211,7 +227,10 @@ class Recurrence:
             for d in t.shape if isinstance(t, TensorType) else ():
                 d = substitute(d, known) if isinstance(d, Dim) else d
                 if _symbols(d) & self.changing:
-                    start = substitute(d, first)
+                    try:
+                        start = substitute(d, first)
+                    except ZeroDivisionError:  # no size at the first iteration: the
+                        continue  # body's own conditions fail there (a Range's step i)
                     if not (start is d or start == d):
                         out.append(Condition(d, "==", start, source))
         return tuple(dict.fromkeys(out))
@@ -414,55 +433,6 @@ def _check_kind(t0: Type, out: Type, k: int) -> None:
         same = a.ndim == b.ndim
     if not same:
         raise TypeError(f"carried value {k} is {t0} before an iteration and {out} after it")
-
-
-def iteration_count(label: str, trips: Any, has_trips: bool, start: bool | None,
-                    then: bool | None, notes: Notes, taken: set[str], once: bool = True,
-                    facts: Facts = EMPTY) -> tuple[Any, list[SizeCondition]]:
-    """How many times a Loop runs its body (its trip count ``trips`` if it has one,
-    ``start`` its first condition, ``then`` the body's condition, each None where not
-    known): 0, 1, the trip count, or a size of its own named after the node (with its
-    conditions, in the DSL's syntax: ``0 <= loop_iters``, ``loop_iters <= M``). A trip
-    count may be negative (``N - 5``), and onnxruntime then runs no iteration: the
-    trip count stands for ``max(0, M)``, simplified under ``facts`` (``M`` where they
-    show ``M >= 0``). In a graph that runs many times per run of the model (``once``
-    False: a loop's body) the data may decide another count at every run, so one name
-    would claim one size for all of them: the count is unknown (None) there, with a
-    note."""
-    if isinstance(trips, Dim):  # (first: max(0, M) may simplify to the int 0)
-        trips = facts.simplify(dim_max(0, trips))
-    if start is False or has_trips and isinstance(trips, int) and trips <= 0:
-        return 0, []
-    if start is True and then is True and has_trips and trips is not None:
-        return trips, []
-    if start is True and then is False and (not has_trips or isinstance(trips, int)):
-        return 1, []  # one iteration, which ends the loop
-    if not once:
-        notes.add(base_name(label) + "_iters", "count", "the data decide it, at every "
-                  "run of the loop's body that holds this Loop")
-        return None, []
-    name = base_name(label) + "_iters"
-    if name in taken:
-        (name,) = fresh_names(name, 1, taken)
-    count = data_size(name, f"{name} is decided when the model runs, at Loop node "
-                            f"{label!r}: how many times its body runs")
-    facts = [SizeCondition(0, "<=", count, label)]
-    if has_trips and trips is not None:
-        facts.append(SizeCondition(count, "<=", trips, label))
-    if then is False:
-        facts.append(SizeCondition(count, "<=", 1, label))
-    count.name.bounds = tuple(Condition(f.left, f.op, f.right, Source(op="Loop", node=label))
-                              for f in facts)  # (a contract quantifies the count away)
-    if then is True and has_trips and trips is not None:
-        notes.add(name, "count", "the condition input decides whether the loop runs",
-                  (("the condition", trips), ("not the condition", 0)))
-    elif not has_trips and then is not False:
-        notes.add(name, "count", "the loop runs until its condition is false")
-    elif has_trips and trips is None:
-        notes.add(name, "count", "the trip count is not known when the model is read")
-    else:
-        notes.add(name, "count", "the body may end the loop early")
-    return count, facts
 
 
 class _Only:

@@ -24,6 +24,7 @@ from ..graph.type import Type
 from ..types.containers import OptionalType, SequenceType
 from ..types.numpy_dtypes import numpy_dtype
 from ..types.type import TensorType
+from .contradiction import lasting
 
 __all__ = ["Structured", "StructuredOp", "as_value", "needed"]
 
@@ -95,8 +96,9 @@ def as_value(t: Type, value: Any) -> Any:
 def needed(scope: Any, outs: list, needs: tuple) -> None:
     """Record what a node (``outs``: its outputs) needs of the sizes (for its subgraphs,
     see :mod:`.needs`; a non-empty sequence to concatenate) as its conditions and the
-    model's, and as facts for later nodes."""
+    model's, and as facts for later nodes (but a choice's: where it fails the model may
+    run, with other types after it)."""
     if needs:
         outs[0].owner.conditions = needs
         scope.conditions.extend(needs)
-        scope.facts = scope.facts.with_(*needs)
+        scope.facts = scope.facts.with_(*lasting(needs))

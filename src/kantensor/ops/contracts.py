@@ -68,7 +68,8 @@ def contract_of(conditions: Iterable[Clause], inputs: Sequence[Variable],
     (:func:`~kantensor.types.contracts.atoms.merged_atoms`)."""
     clauses = list(conditions)
     sizes = input_sizes(inputs, () if inputs_only else clauses)
-    return Contract(merged_atoms(clauses, {s for _, s in sizes}, reaches), sizes, notes=notes)
+    return Contract(merged_atoms(clauses, {s for _, s in sizes}, reaches), sizes, notes=notes,
+                    reaches=reaches)
 
 
 def contract(outputs: Variable | Sequence[Variable],

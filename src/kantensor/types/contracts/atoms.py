@@ -114,17 +114,20 @@ class Verdict:
     """What :meth:`Contract.holds` says: truthy where the sizes are valid; where not,
     ``atom`` is the first atom (in node order) they violate. ``decided`` is False where
     the answer depends on sizes that are no inputs, where an overload's choice
-    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply, or
-    where every atom holds but the contract's ``notes`` say some are missing (a node not
-    typed; then ``note`` says it); ``bool()`` refuses then."""
+    (:attr:`Atom.chosen`) fails and the graph's types are not the ones that apply
+    (``chose``), or where every atom holds but the contract's ``notes`` say some are
+    missing (a node not typed; then ``note`` says it); ``bool()`` refuses then. False
+    with a ``note`` where atoms over sizes the data decide fail together at every value
+    they may take (an If whose two branches both need what fails)."""
 
-    __slots__ = ("value", "atom", "sizes", "_order", "note")
+    __slots__ = ("value", "atom", "sizes", "_order", "note", "chose")
 
     def __init__(self, value: bool | None, atom: Atom | None, sizes: Mapping[str, int],
-                 order: Sequence[Hashable] = (), note: str = ""):
+                 order: Sequence[Hashable] = (), note: str = "", chose: bool = False):
         self.value, self.atom, self.sizes = value, atom, dict(sizes)
         self._order = tuple(order)
         self.note = note  # why it is undecided where no atom says (a node not typed)
+        self.chose = chose  # undecided: the atom fails by a choice at these sizes
 
     @property
     def decided(self) -> bool:
@@ -150,7 +153,7 @@ class Verdict:
             return "True"
         if self.value is None and self.atom is None:
             return f"undecided at {at}: every condition holds, but {self.note}"
-        if self.value is None and self.atom is not None and self.atom.chosen:
+        if self.value is None and self.atom is not None and self.chose:
             return f"undecided at {at}: {self.atom.clause} fails there, so {self.atom.chooser()} " \
                    f"gives {self.atom.chosen}, not the type the graph was built for"
         if self.value is None:
@@ -162,6 +165,8 @@ class Verdict:
             return f"undecided at {at}: {self.atom} names sizes that are not inputs"
         if self.atom is None:  # an approximation's cells: no atom to name
             return f"False: outside its boxes at {at}"
+        if self.note:
+            return f"False at {at}: {self.note}"
         clause = self.atom.clause
         text = factored(clause, self._order) if isinstance(clause, Condition) \
             else str(clause)

@@ -25,7 +25,6 @@ undecided), never called invalid.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import replace
@@ -34,14 +33,14 @@ from typing import Any, Final
 
 from ..conditions import AnyOf, Clause, Condition
 from ..dim import Dim, DimLike
-from ..facts import Facts
-from ..symbols import DataSymbol
-from .atoms import Atom, Sets, Verdict, condition_holds
+from ..symbols import DataSymbol, free_symbols
+from .atoms import Atom, Reaches, Sets, Verdict, condition_holds
 from .box import Box, valid_box
 from .cells import Cell, dim_of
 from .cells import solve as solve_cells
 from .minsplit import split_mins
 from .points import cell_key, choices_of, pick, points, projection
+from .quantified import MAX_HIDDEN, Outcome, joint_failures, outcome, outcomes
 from .sizeset import SizeSet
 from .words import contract_dsl, contract_html, contract_text
 
@@ -49,8 +48,6 @@ __all__ = ["MAX_CASES", "MAX_HIDDEN", "Contract"]
 
 #: The most cases the disjunctions of a contract expand to (past it: approximated).
 MAX_CASES: Final = 256
-#: The most values of the sizes that are no inputs ``holds`` tries an atom at.
-MAX_HIDDEN: Final = 4096
 
 
 class Contract:
@@ -63,8 +60,11 @@ class Contract:
     def __init__(self, atoms: Sequence[Atom], sizes: Sequence[tuple[str, Hashable]],
                  fixed: Mapping[str, DimLike] | None = None, notes: Sequence[str] = (),
                  origins: Sequence[Atom] | None = None,
-                 bounds: Sequence[Condition] = ()):
+                 bounds: Sequence[Condition] = (), reaches: Reaches | None = None):
         self.atoms: tuple[Atom, ...] = tuple(atoms)
+        #: which nodes read which (None: not known): a need of a node no choice reaches
+        #: was not typed under it (see :meth:`holds`)
+        self.reaches = reaches
         #: each atom as it was before :meth:`fix` gave sizes
         self.origins: tuple[Atom, ...] = self.atoms if origins is None else tuple(origins)
         self.sizes: tuple[tuple[str, Hashable], ...] = tuple(sizes)
@@ -108,7 +108,7 @@ class Contract:
                 found = [Cell({})]
             cells.extend(replace(c, covered=False) for c in found)
         cells.sort(key=lambda c: cell_key(c, order))
-        return tuple(cells), complete
+        return _unsubsumed(cells, self.hidden), complete
 
     @property
     def cells(self) -> tuple[Cell, ...]:
@@ -171,55 +171,45 @@ class Contract:
         if missing:
             raise ValueError(f"holds: give a value to {', '.join(missing)}")
         shown = {self._name[s]: v for s, v in values.items()}
-        undecided = None
+        undecided: list[Atom] = []
+        pending: list[Atom] = []  # choices that may fail here (the data decide)
+        always: list[Atom] = []  # those that fail here whatever the data
         for atom in self.atoms:
             hidden = atom.symbols() & self.hidden
-            verdict = atom.holds(values) if not hidden else self._hidden(atom, hidden, values)
-            if verdict is None:
-                undecided = undecided or atom
-            elif not verdict and atom.chosen and atom.fails_by_choice(values):
-                return Verdict(None, atom, shown)  # the atoms after it assume it holds
-            elif not verdict:
+            seen = outcomes(atom, hidden, values, self.bounds) if hidden else \
+                frozenset((outcome(atom, values),))
+            if seen != {Outcome.HOLDS} and pending and not self._apart(atom, pending):
+                continue  # typed under a choice that may fail: says nothing for sure
+            if seen == {Outcome.FAILS}:
                 return Verdict(False, atom, shown, [s for _, s in self.sizes])
+            if Outcome.CHOSEN in seen:  # the atoms after it assume it holds: where it
+                pending.append(atom)  # fails (by the data, or always) they say nothing
+                if seen == {Outcome.CHOSEN}:
+                    always.append(atom)
+            elif Outcome.FAILS in seen:
+                undecided.append(atom)
         if undecided:
-            return Verdict(None, undecided, shown)
+            failing = joint_failures(undecided, frozenset().union(
+                *(a.symbols() & self.hidden for a in undecided)), values, self.bounds)
+            if failing:
+                return Verdict(False, failing[0][0], shown, [s for _, s in self.sizes],
+                               note=_whichever(failing, self._name))
+        if pending or undecided:
+            first = min((*pending, *undecided), key=self.atoms.index)
+            return Verdict(None, first, shown, chose=first in always)
         if self.notes:  # conditions are missing: the atoms' holding is only necessary
             return Verdict(None, None, shown, note=self.notes[0])
         return Verdict(True, None, shown)
 
-    def _hidden(self, atom: Atom, hidden: frozenset, values: Mapping[Hashable, int]
-                ) -> bool | None:
-        """An atom over sizes that are no inputs, at the inputs' ``values``: True where it
-        holds at every value :attr:`bounds` leave them (at most :data:`MAX_HIDDEN`
-        points), False where at none, else None (the data decide). A disjunction is
-        decided first by its cases' conditions over input sizes only: True where a case
-        of them holds, False where every case has one that fails (``iters == 0 or D ==
-        N`` holds at D == N whatever the count, unbounded or not)."""
-        decided = _by_inputs(atom.clause, hidden, values)
-        if decided is not None:
-            return decided
-        ranges = []
-        for h in sorted(hidden, key=str):
-            known = [c.substitute(values) if values.keys() & c.symbols() else c
-                     for c in self.bounds if h in c.symbols()]
-            known = [c for c in known if c.symbols() <= {h}]
-            lo, hi = Facts(known).bounds(dim_of(h))
-            if hi is None or hi - (lo or 0) > MAX_HIDDEN:
-                return None
-            ranges.append((h, range(max(lo or 0, 0), hi + 1), known))
-        seen = set()
-        total = 1
-        for _, r, _ in ranges:
-            total *= len(r)
-        if not total or total > MAX_HIDDEN:
-            return None
-        for combo in itertools.product(*(r for _, r, _ in ranges)):
-            point = {**values, **{h: v for (h, _, _), v in zip(ranges, combo, strict=True)}}
-            if all(condition_holds(c, point) for _, _, cs in ranges for c in cs):
-                seen.add(atom.holds(point))
-            if len(seen) == 2:
-                return None
-        return seen.pop() if len(seen) == 1 else None
+    def _apart(self, atom: Atom, choices: Sequence[Atom]) -> bool:
+        """Whether ``atom``'s nodes were typed apart from the ``choices`` (no node that
+        chose reaches them, as :attr:`reaches` shows): its need stands where they fail
+        (a Squeeze beside a Loop whose count is chosen ``>= 1``)."""
+        if self.reaches is None or not atom.sources:
+            return False
+        choosers = {s.node for a in choices for s in a.sources if s.otherwise}
+        return bool(choosers) and all(s.node and self.reaches(c, s.node) is False
+                                      for s in atom.sources for c in choosers)
 
     def fix(self, mapping: Mapping[str, Any] | None = None, /, **sizes: Any) -> Contract:
         """The contract with some sizes given (ints, or another size: a name or a Dim;
@@ -245,7 +235,8 @@ class Contract:
                 origins.append(origin)
         kept = [(n, s) for n, s in self.sizes if s not in values]
         bounds = [_substituted(c, values) for c in self.bounds]
-        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins, bounds)
+        return Contract(atoms, kept, {**self.fixed, **given}, self.notes, origins, bounds,
+                        self.reaches)
 
     def emptied_by(self) -> Atom | None:
         """Where no sizes are valid: the first atom (in node order, as it was before
@@ -400,7 +391,8 @@ class _Approximation(Contract):
     """An inner or outer approximation of a contract: its own cells, labelled."""
 
     def __init__(self, of: Contract, cells: list[Cell], kind: str):
-        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins, of.bounds)
+        super().__init__(of.atoms, of.sizes, of.fixed, of.notes, of.origins, of.bounds,
+                         of.reaches)
         self.kind = kind
         self._cells = tuple(cells)
         self.__dict__["_solved"] = (self._cells, True)
@@ -426,6 +418,26 @@ class _Approximation(Contract):
     def sets(self) -> Sets:
         out = super().sets()
         return Sets(out, out if self.kind == "necessary" else ())
+
+
+def _unsubsumed(cells: list[Cell], hidden: frozenset) -> tuple[Cell, ...]:
+    """``cells`` without each one whose conditions over the ``hidden`` sizes (no inputs)
+    an exact cell's box makes idle (its box over the inputs is in the exact one's): the
+    same union, said by the exact cells (an If whose two branches both need ``D == N``,
+    under ``if_then == 0`` and ``if_then == 1``, is valid exactly at ``D == N``)."""
+    exact = [c for c in cells if c.exact]
+    return tuple(c for c in cells if not (c.hidden and c.covered) or not any(
+        _within(c, e, hidden) for e in exact))
+
+
+def _within(a: Cell, b: Cell, hidden: frozenset) -> bool:
+    """Whether the box of ``a`` over the sizes that are not ``hidden`` (its sets and
+    definitions) is in that of ``b``."""
+    defined = {s: d for s, d in a.defined.items() if s not in hidden}
+    return defined == b.defined and all(
+        not free_symbols(d) & hidden for d in defined.values()) and all(
+        (a.set_of(s) & b.set_of(s)) == a.set_of(s)
+        for s in (a.sets.keys() | b.sets.keys()) - hidden)
 
 
 def _uncovered(atoms: Sequence[Atom]) -> list[list[Condition]]:
@@ -460,17 +472,12 @@ def _cases(atoms: Sequence[Atom]) -> tuple[list[list[Condition]], bool]:
     return cases, complete
 
 
-def _by_inputs(clause: Clause, hidden: frozenset, values: Mapping[Hashable, int]
-               ) -> bool | None:
-    """A disjunction's truth at ``values`` from its conditions over no ``hidden`` size
-    alone, where they decide it (see :meth:`Contract._hidden`); else None."""
-    if not isinstance(clause, AnyOf):
-        return None
-    failed = 0
-    for case in clause.cases:
-        free = [c for c in case if not c.symbols() & hidden]
-        if not all(condition_holds(c, values) for c in free):
-            failed += 1
-        elif len(free) == len(case):
-            return True
-    return False if failed == len(clause.cases) else None
+def _whichever(failing: list[tuple[Atom, dict[Hashable, int]]],
+               names: Mapping[Hashable, str]) -> str:
+    """Why atoms that each fail only at some values of the sizes the data decide make
+    the sizes invalid: at every value, one of them fails (each with a value it fails
+    at)."""
+    sizes = sorted({h for _, point in failing for h in point}, key=str)
+    each = "; ".join(f"{a} at " + ", ".join(f"{names.get(h, h)}={v}" for h, v in point.items())
+                     for a, point in failing)
+    return f"whichever {', '.join(map(str, sizes))} the data give, a condition fails: {each}"

@@ -206,7 +206,12 @@ def contract_text(contract: Any) -> str:
         out.append(f"  note: {note}")
     data = sorted({s for s in contract.hidden if type(s) is DataSymbol}, key=str)
     checks = sum(1 for a in contract.atoms if a.symbols() & set(data))
-    if checks:
+    if checks and contract.exact:  # (an If's two branches that need alike)
+        out.append(f"  {checks} condition{'s' * (checks != 1)} name{'s' * (checks == 1)} "
+                   "sizes the data decide, yet the boxes are exact: valid there whatever "
+                   "the data give, invalid elsewhere whatever they give")
+        out += [f"    {s.why}" if s.why else f"    {s}: decided by the data" for s in data]
+    elif checks:
         out.append(f"  approximate: {checks} condition{'s' * (checks != 1)} "
                    f"name{'s' * (checks == 1)} sizes the data decide, checked when the "
                    "model runs, not by the input sizes alone (contract.inner is "
@@ -286,7 +291,7 @@ def contract_dsl(contract: Any) -> str:
         return ""  # a case with no condition: every size is valid, as no where-clause says
     # (a case whose conditions contradict, ``T >= 1, T == 0``, says no size: left out)
     met = [case for case, c in cases if Facts(c).consistent()] or [cases[0][0]]
-    return "\n".join("where " + ", ".join(case) for case in met)
+    return "\n".join(dict.fromkeys("where " + ", ".join(dict.fromkeys(case)) for case in met))
 
 
 def contract_html(contract: Any) -> str:
