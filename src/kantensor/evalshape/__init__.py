@@ -35,6 +35,7 @@ from .branches import BranchError, Path, explore
 from .code import own_package
 from .conflicts import choice_refuted, conflict, contradicted, contradicting, refused_build
 from .counts import count_bounds, same_counts
+from .limits import own_limit
 from .located import (
     Locator,
     Site,
@@ -178,6 +179,8 @@ def _run(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[str
         # the types it raised on may be an overload's choice's (see result.merged)
         choices = tuple(c for node in trace.sites for c in node.conditions if is_choice(c))
         path.chosen = (*path.limits, *choices)
+        if path.stopped is None and own_limit(exc):  # not covered, never invalid
+            path.limit = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
         if choices:  # a build under a choice that what the code needs contradicts
             try:
                 trace.name_operands()
@@ -279,7 +282,7 @@ def _cases(fn: Callable[..., Any], in_types: list[TensorType], names: Sequence[s
     for path, outcome in explore(
             lambda p: _run(fn, in_types, names, kwargs, locator, p, given), given):
         if isinstance(outcome, BaseException):
-            refused.append(Refusal(tuple(path.taken), outcome, path.chosen))
+            refused.append(Refusal(tuple(path.taken), outcome, path.chosen, path.limit))
         else:
             cases.append(outcome)
     return cases, refused

@@ -85,6 +85,9 @@ class Path:
         #: kept so that a run whose code caught it (``except TypeError:``) is refused as
         #: one that raised it: what the code did next is not typed.
         self.stopped: Exception | None = None
+        #: kantensor's own limit the run raised on, said (:mod:`.limits`): its case is
+        #: not covered, never one the program refuses.
+        self.limit = ""
         #: The loops over ``range`` of sizes under way, outermost first (:mod:`.loops`).
         self.loops: list[Any] = []
 

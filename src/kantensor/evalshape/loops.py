@@ -31,6 +31,8 @@ from collections.abc import Iterator
 from types import CodeType
 from typing import Any
 
+import numpy as np
+
 from ..graph.basic import Variable
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
@@ -124,24 +126,38 @@ def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator
         value, done = value + step, done + 1
 
 
-def marked(x: Variable, start: Any, stop: Any, step: int) -> Variable:
+def marked(x: Variable, start: Any, stop: Any, step: int, numpy: bool = False) -> Variable:
     """``x``, the ``arange`` of ``range(start, stop, step)`` of sizes, noted on the trace
-    so that iterating it later (:func:`rows`) gives the range's ints turn by turn."""
+    so that iterating it later (:func:`rows`) gives the range's ints turn by turn (of
+    ``np.arange`` if ``numpy``: ``np.int64`` where a value is an int, as NumPy's rows)."""
     trace = current()
     if trace is not None:
         trace.ranges[x] = (start, stop, step)
+        if numpy:
+            trace.numpy_ranges.add(x)
     return x
 
 
+def _length(start: Any, stop: Any, step: int) -> Any:
+    """``len(range(start, stop, step))`` where it is positive (else <= 0)."""
+    if step in (1, -1):
+        return (stop - start) * step
+    return (stop - start + step - 1) // step if step > 0 else \
+        (start - stop - step - 1) // -step
+
+
 def reversed_range(x: Variable) -> Iterator[Any] | None:
-    """``reversed(range(...))`` of a :func:`marked` range of step 1 or -1, turn by turn
-    (its values from the last, sizes where the range's bounds are); None otherwise."""
+    """``reversed(range(...))`` of a :func:`marked` range, turn by turn (its values from
+    the last, sizes where the range's bounds are); None otherwise."""
     trace = current()
     found = None if trace is None else trace.ranges.get(x)
-    if found is None or found[2] not in (1, -1):
+    if found is None or x in trace.numpy_ranges:
         return None
     start, stop, step = found
-    return turns(stop - step, start - step, -step)
+    if step in (1, -1):
+        return turns(stop - step, start - step, -step)
+    last = _length(start, stop, step) - 1
+    return (start + step * (last - k) for k in turns(0, last + 1))
 
 
 def rows(x: Variable) -> Iterator[Any] | None:
@@ -157,6 +173,8 @@ def rows(x: Variable) -> Iterator[Any] | None:
     if caller is None or trace.locator.library(caller):
         return None
     found = range_turns(x)
+    if found is None:
+        found = _sliced(x, trace)
     if found is None and isinstance(x.type.shape[0], int):
         return None  # (rows of a known count: Variable.__iter__'s own)
     return _indexed(x, turns(0, x.shape[0])) if found is None else found
@@ -166,7 +184,41 @@ def range_turns(x: Any) -> Iterator[Any] | None:
     """The ints of the :func:`marked` range ``x`` is, turn by turn; None if it is none."""
     trace = current()
     found = None if trace is None or not isinstance(x, Variable) else trace.ranges.get(x)
-    return None if found is None else turns(*found)
+    if found is None:
+        return None
+    if x not in trace.numpy_ranges:
+        return turns(*found)
+    return (np.int64(v) if isinstance(v, int) else x[k]
+            for k, v in enumerate(turns(*found)))
+
+
+def _sliced(x: Variable, trace: Any) -> Iterator[Any] | None:
+    """The ints of ``r[a:b:c]`` of a :func:`marked` Python range ``r`` (``a``, ``b`` ints
+    >= 0 or None, ``c`` an int > 0 or None: the slice of a range is a range), turn by
+    turn; None for any other ``x``."""
+    node = x.owner
+    if node is None or getattr(node.op, "name", "") != "getitem" or len(node.inputs) != 1:
+        return None
+    base = node.inputs[0]
+    found = trace.ranges.get(base)
+    index = dict(getattr(node.op, "params", ())).get("index")
+    if found is None or base in trace.numpy_ranges or not isinstance(index, tuple) or \
+            len(index) != 1 or not isinstance(index[0], tuple) or index[0][:1] != ("slice",):
+        return None
+    _, a, b, c = index[0]
+    if not all(v is None or type(v) is int and v >= 0 for v in (a, b, c)) or c == 0:
+        return None
+    start, _, step = found
+    return _stepped(start, step, _length(*found), a or 0, b, c or 1)
+
+
+def _stepped(start: Any, step: int, length: Any, a: int, b: int | None, c: int
+             ) -> Iterator[Any]:
+    """``start + step*i`` for ``i`` in ``range(a, min(length, b), c)``, turn by turn."""
+    for i in turns(a, length, c):
+        if b is not None and i >= b:
+            return
+        yield start + step * i
 
 
 def _indexed(x: Variable, ks: Iterator[Any]) -> Iterator[Any]:

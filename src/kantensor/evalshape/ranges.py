@@ -21,6 +21,7 @@ from ..types.dimminmax import dim_max
 from ..types.dtypes import is_integer
 from ..types.sizenum import Ratio
 from ..types.symbols import free_symbols
+from .loops import marked
 from .powers import fraction
 
 
@@ -58,7 +59,12 @@ def arange(*args: Any, dtype: Any = None, **kw: Any) -> Any:
         return _number_arange(args, dtype)
     if kw or not args or len(args) > 3 or not all(is_size(a) for a in args):
         return NotImplemented
-    return ops.arange(*args, dtype="int64" if dtype is None else dtype)
+    out = ops.arange(*args, dtype="int64" if dtype is None else dtype)
+    bounds = (0, *args, 1) if len(args) == 1 else (*args, 1)[:3]
+    if dtype is None and isinstance(bounds[2], int) and bounds[2] != 0 and any(
+            isinstance(a, Dim) for a in args):  # (iterated: NumPy's np.int64 rows)
+        return marked(out, *bounds, numpy=True)
+    return out
 
 
 def _number_arange(args: tuple, dtype: Any) -> Any:

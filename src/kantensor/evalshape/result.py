@@ -20,7 +20,7 @@ from typing import Any
 from ..graph.basic import Apply, Variable
 from ..graph.fgraph import FunctionGraph
 from ..ops.contracts import contract, contract_of
-from ..types.conditions import AnyOf, Clause, Condition, negate
+from ..types.conditions import AnyOf, Clause, Condition, Source, negate
 from ..types.contracts import Contract
 from ..types.type import TensorType
 from .counts import decided
@@ -36,6 +36,9 @@ class Refusal:
     conditions: tuple[Condition, ...]
     error: BaseException
     chosen: tuple[Condition, ...] = ()  # overloads' choices the types it raised on made
+    #: kantensor's own limit it raised on (:mod:`.limits`), said; empty where the program
+    #: refuses the case.
+    limit: str = ""
 
     def __str__(self) -> str:
         return f"{' and '.join(map(str, self.conditions))}: {type(self.error).__name__}: " \
@@ -221,12 +224,23 @@ def merged(cases: list[ShapeResult], refused: list[Refusal]) -> ShapeResult:
     # fails there (NumPy gives another type than the one the code raised on): undecided
     # (each as its shortest equivalent: a loop's refused turns, n <= 16, not a disjunct
     # per turn)
+    # (a case kantensor cannot type is not covered: each condition a choice, see .limits)
     common += [x for r in refused if r.conditions for x in shortest(
-        AnyOf(tuple((*r.chosen, c.negated()) for c in r.conditions)) if r.chosen
-        else negate(r.conditions))]
+        AnyOf(tuple((*r.chosen, _uncovered(c.negated(), r.limit)) for c in r.conditions))
+        if r.chosen or r.limit else negate(r.conditions))]
     return ShapeResult(joined, (), (), None, cases=tuple(cases), refused=tuple(refused),
                        assumptions=tuple(common),
                        counts={k: b for c in cases for k, b in c.counts.items()})
+
+
+def _uncovered(c: Condition, limit: str) -> Condition:
+    """``c``, where ``limit`` is said, marked as a choice past which the case is not
+    covered (``Source.otherwise``: eval_shape's limit, not the program's refusal)."""
+    if not limit:
+        return c
+    said = f"a case eval_shape does not type ({limit})"
+    source = c.source.replaced(otherwise=said) if c.source else Source(otherwise=said)
+    return Condition(c.left, c.op, c.right, source)
 
 
 def _join(ts: list[TensorType]) -> TensorType | None:

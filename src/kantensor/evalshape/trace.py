@@ -52,6 +52,8 @@ class Trace:
         #: The aranges made of ``range`` of sizes, by value: (start, stop, step), so that
         #: iterating one gives the range's ints (see .loops.rows).
         self.ranges: dict[Variable, tuple[Any, Any, int]] = {}
+        #: Those of them that are NumPy's ``np.arange``: its rows are ``np.int64``.
+        self.numpy_ranges: set[Variable] = set()
 
     def record(self, node: Apply) -> None:
         for v in node.inputs:
