@@ -91,10 +91,12 @@ def test_many_names_tied_broadcasts(tail):
     assert (len(kt.query(kt.mul, [x, y], [kt.pattern(var(), wanted)])) > 0) == truth
 
 
-def test_a_group_past_the_cap_is_judged_by_the_witness(monkeypatch):
-    """A group with more assignments than ``jointly`` tries is not judged as it
-    propagates; ``run``'s witness judges its broadcasts (never skips them)."""
-    monkeypatch.setattr(broadcast, "MAX_JOINT", 1)
+@pytest.mark.parametrize("cap", ["MAX_JOINT", "MAX_NAMES"])
+def test_a_group_past_the_cap_is_judged_by_the_witness(monkeypatch, cap):
+    """A group needing more values tried (or holding more names) than ``jointly``
+    judges is not judged as it propagates; ``run``'s witness judges its broadcasts
+    (never skips them)."""
+    monkeypatch.setattr(broadcast, cap, 1)
     x, y = _tied(1)
     given = _given([("c", "a", "a"), ("d", "b", "b")])
     for wanted in [(2, 2, 3), (2, 2, 2), (2, 3, 3), (1, 0, 1)]:

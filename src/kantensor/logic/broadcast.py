@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -156,9 +154,12 @@ class Broadcast(Constraint):
         return Reason(text, "broadcast", axes=axes, out=out, said=words)
 
 
-#: The most assignments of one group of named sizes :func:`jointly` tries (more: that
-#: group is not judged here; the witness judges it when ``run`` gives the answer).
+#: The most values of one group of named sizes :func:`jointly` tries (more: that group
+#: is not judged here; the witness judges it when ``run`` gives the answer).
 MAX_JOINT = 4096
+
+#: The most named sizes of one group :func:`jointly` judges (a level of search each).
+MAX_NAMES = 256
 
 
 def jointly(s: dict, constraints: Iterable[Any]) -> bool:
@@ -170,8 +171,8 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
     sizes only, and the recorded equalities of two of them, must hold there too. Alone
     each may hold where together none do (``float32[a,a] * float32[b,b]`` is no
     ``float32[2,3]``: a named size is rigid, never bound). The named sizes are judged in
-    groups that share a broadcast or a condition; a group with more than
-    :data:`MAX_JOINT` assignments is taken to hold (not judged: ``run``'s witness
+    groups that share a broadcast or a condition; a group not decided within
+    :data:`MAX_JOINT` values tried is taken to hold (not judged: ``run``'s witness
     judges every pending broadcast again before an answer is given)."""
     constraints = tuple(constraints)
     stated, domains, shared = [], {}, 0
@@ -181,6 +182,8 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
         out = walk(c.out, s)
         values = [walk(v, s) for v in c.sizes]
         names = {v.dim: v for v in values if type(v) is Symbol}
+        if not names:
+            continue  # (ints only: judged by the broadcast itself)
         stated.append((set(names), _broadcast_holds(values, out)))
         for dim in names:
             shared += dim in domains
@@ -196,7 +199,8 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
     for dim, dom in domains.items():
         domains[dim] = [k for k in sorted(dom) if not (facts or dim in said) or
                         decide_equal(s, dim, k) is not False]
-    return all(_holds_somewhere(group, domains) for group in _linked(stated))
+    budget = [MAX_JOINT * 4]  # (the values tried in all its groups)
+    return all(_holds_somewhere(group, domains, budget) for group in _linked(stated))
 
 
 def _conditions(constraints: tuple, s: dict, names: set) -> list:
@@ -236,32 +240,50 @@ def _broadcast_holds(values: list, out: int) -> Callable[[dict], bool]:
     return holds
 
 
-def _linked(stated: list) -> list[tuple[list, list]]:
-    """``stated`` (pairs of named sizes and a test) in groups that share no named size,
-    each with its named sizes."""
+def _linked(stated: list) -> list[list]:
+    """``stated`` (pairs of named sizes and a test) in groups that share no named size."""
     groups: list[tuple[set, list]] = []
     for names, test in stated:
         joined = [g for g in groups if g[0] & names]
-        held, tests = set(names), [test]
+        held, members = set(names), [(names, test)]
         for g in joined:
             held |= g[0]
-            tests += g[1]
+            members += g[1]
             groups.remove(g)
-        groups.append((held, tests))
-    return [(sorted(held, key=str), tests) for held, tests in groups]
+        groups.append((held, members))
+    return [members for _, members in groups]
 
 
-def _holds_somewhere(group: tuple[list, list], domains: dict) -> bool:
-    """Whether every test of the group holds at some values of its named sizes (their
-    domains'); True past :data:`MAX_JOINT` assignments (not judged)."""
-    names, tests = group
-    if math.prod(len(domains[d]) for d in names) > MAX_JOINT:
-        return True
-    for ks in itertools.product(*(domains[d] for d in names)):
-        at = dict(zip(names, ks, strict=True))
-        if all(test(at) for test in tests):
-            return True
-    return False
+def _holds_somewhere(group: list, domains: dict, budget: list) -> bool:
+    """Whether every test of the group (pairs of named sizes and a test) holds at some
+    values of its named sizes (their domains'): the names given values one at a time
+    (fewest values first), each test judged once its names have one; True (not judged)
+    past :data:`MAX_JOINT` values tried or :data:`MAX_NAMES` names, or once ``budget``
+    (shared by the groups of one call) is spent."""
+    order = sorted({d for names, _ in group for d in names},
+                   key=lambda d: (len(domains[d]), str(d)))
+    if len(order) > MAX_NAMES:
+        return True  # (not judged: one level of search per name)
+    place = {d: i for i, d in enumerate(order)}
+    due: list[list] = [[] for _ in order]
+    for names, test in group:
+        due[max(place[d] for d in names)].append(test)
+    tries = [MAX_JOINT]
+
+    def assign(i: int, at: dict) -> bool | None:
+        for k in domains[order[i]]:
+            tries[0] -= 1
+            budget[0] -= 1
+            if tries[0] < 0 or budget[0] < 0:
+                return None  # (not judged)
+            there = {**at, order[i]: k}
+            if all(test(there) for test in due[i]):
+                found = True if i + 1 == len(order) else assign(i + 1, there)
+                if found is not False:
+                    return found
+        return False
+
+    return assign(0, {}) is not False
 
 
 def _judged(c: Broadcast, s: dict) -> bool:

@@ -16,11 +16,14 @@ from .dims import COMPARE
 from .eliminate import defined, symbols_of
 from .quotients import SUBSTITUTIONS, Spent, charge
 
-__all__ = ["MAX_TRIES", "enumerated", "few_values", "late_hold"]
+__all__ = ["MAX_SIZES", "MAX_TRIES", "enumerated", "few_values", "late_hold"]
 
 #: The most assignments (of one size each, partial ones too) and substituted terms
 #: :func:`enumerated` spends on a group (more: not judged here).
 MAX_TRIES = 1 << 12
+
+#: The most sizes of one group :func:`enumerated` judges (a level of search each).
+MAX_SIZES = 256
 
 
 def few_values(sizes: list, group: list) -> dict | None:
@@ -44,8 +47,10 @@ def few_values(sizes: list, group: list) -> dict | None:
 def enumerated(sizes: list, group: list, defs: dict, domains: dict) -> bool | None:
     """Whether some values of ``sizes`` among ``domains`` meet every check of the group
     (a check holding a defined unknown, :func:`~.eliminate.eliminated`, once all have
-    values): True or False, or None past :data:`MAX_TRIES` or where a check has no int
-    value at them (not judged here)."""
+    values): True or False, or None past :data:`MAX_TRIES` tries or :data:`MAX_SIZES`
+    sizes or where a check has no int value at them (not judged here)."""
+    if len(sizes) > MAX_SIZES:
+        return None  # (one level of search per size)
     order = sorted(sizes, key=lambda v: (len(domains[v]), repr(v)))
     late = [(op, d) for op, _, _, d, _, _ in group if symbols_of(d) & defs.keys()]
     due: list[list] = [[] for _ in order]
