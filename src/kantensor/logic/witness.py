@@ -134,7 +134,9 @@ def _broadcast_checks(pending: tuple, s: dict) -> list:
     ``out`` or 1, one is ``out`` unless ``out`` is 1), a case ``x == y or x == 1`` as
     the equation ``(x - y)*(x - 1) == 0``: broadcasts that each hold alone may hold
     nowhere together (``float32[x,x] * float32[b,b]`` is no ``float32[2,3]``, ``x`` an
-    unknown; those :func:`~.broadcast.jointly` judged as they propagated are left out)."""
+    unknown). Every one is judged, those :func:`~.broadcast.jointly` judged as they
+    propagated too: it leaves a group it cannot decide, and the equations on sizes
+    that are not all named, to this."""
     checks = []
     for c in pending:
         if not isinstance(c, Broadcast):
