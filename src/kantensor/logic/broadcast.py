@@ -204,13 +204,14 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
 
 
 def _conditions(constraints: tuple, s: dict, names: set) -> list:
-    """The equations and where-clauses among ``constraints``, and the recorded
-    equalities, over the named sizes ``names`` only (at least one), each as ``(its
-    named sizes, whether it holds at given values of them)``."""
+    """The equations and where-clauses among ``constraints`` (not a builder's choice's,
+    which has an otherwise), and the recorded equalities, over the named sizes
+    ``names`` only (at least one), each as ``(its named sizes, whether it may hold at
+    given values of them)``."""
     found = []
     pairs = [(x - y, "==") for x, y in assumed_of(s)]
     for c in constraints:
-        if isinstance(c, Equation | Compare):
+        if isinstance(c, Equation) or isinstance(c, Compare) and not c.otherwise:
             try:
                 pairs.append((c.left.value(s) - c.right.value(s),
                               "==" if isinstance(c, Equation) else c.op))
@@ -225,12 +226,14 @@ def _conditions(constraints: tuple, s: dict, names: set) -> list:
 
 
 def _condition_holds(diff: DimLike, op: str) -> Callable[[dict], bool]:
+    """The test of ``diff op 0``: False only where its value is an int that fails it
+    (a value left open, or none, is left to the condition itself)."""
     def holds(at: dict) -> bool:
         try:
             value = substitute(diff, {str(d): k for d, k in at.items()})
         except ZeroDivisionError:
-            return False
-        return isinstance(value, int) and COMPARE[op](value, 0)
+            return True
+        return not isinstance(value, int) or COMPARE[op](value, 0)
     return holds
 
 
