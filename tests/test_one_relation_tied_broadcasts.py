@@ -6,9 +6,10 @@ answer is false; it gave one: a pending broadcast of named sizes was judged alon
 named size is rigid, never bound), and ``run``'s witness (:mod:`kantensor.logic.witness`)
 judged only the equations. Now the broadcasts of named sizes whose results are ints are
 judged together as they propagate (:func:`kantensor.logic.broadcast.jointly`), and the
-witness judges the rest (an unknown size's). Judged by NumPy's ``np.broadcast_shapes``
-at every assignment of the names in 0..7: ``run`` grounds exactly the outputs some
-assignment gives, and a query of an output none gives has no answer."""
+witness judges every pending broadcast again before an answer is given. Judged by
+NumPy's ``np.broadcast_shapes`` at every assignment of the names in 0..7: ``run``
+grounds exactly the outputs some assignment gives, and a query of an output none gives
+has no answer."""
 
 from __future__ import annotations
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -11,13 +9,14 @@ from typing import Any
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
-from .dims import definitions, open_unknowns, size_value
+from ..types.symbols import free_symbols, substitute
+from .dims import COMPARE, Compare, Equation, definitions, open_unknowns, size_value
 from .rigid import assumed_of, decide_equal
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, walk
 from .wording import broadcast_text, readable
 
-__all__ = ["Broadcast", "broadcast_top", "jointly", "jointly_judged"]
+__all__ = ["Broadcast", "broadcast_top", "jointly"]
 
 
 def _broadcast_size(sizes: list, s: dict, pending: tuple) -> tuple[Any, bool] | None:
@@ -85,8 +84,7 @@ class Broadcast(Constraint):
 
     def check(self, s: dict, pending: tuple) -> Progress:
         out = self._check(s, pending)
-        if out is None or out[1] or not any(type(walk(v, out[0])) is Symbol
-                                            for v in self.sizes):
+        if out is None or not any(type(walk(v, out[0])) is Symbol for v in self.sizes):
             return out
         return out if jointly(out[0], (self, *pending)) else None
 
@@ -156,8 +154,12 @@ class Broadcast(Constraint):
         return Reason(text, "broadcast", axes=axes, out=out, said=words)
 
 
-#: The most assignments of named sizes :func:`jointly` tries (more: not judged).
+#: The most values of one group of named sizes :func:`jointly` tries (more: that group
+#: is not judged here; the witness judges it when ``run`` gives the answer).
 MAX_JOINT = 4096
+
+#: The most named sizes of one group :func:`jointly` judges (a level of search each).
+MAX_NAMES = 256
 
 
 def jointly(s: dict, constraints: Iterable[Any]) -> bool:
@@ -165,38 +167,129 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
     sizes are ints or named sizes hold together at some values of those named sizes
     (False only where none does): each named size is 1 or the result of every such
     broadcast it is in, and not what the facts and the equalities recorded so far say
-    it is not. Alone each may hold where together none do (``float32[a,a] *
-    float32[b,b]`` is no ``float32[2,3]``: a named size is rigid, never bound)."""
-    stated, domains, shared = [], {}, {}
+    it is not; the equations and where-clauses among ``constraints`` over those named
+    sizes only, and the recorded equalities of two of them, must hold there too. Alone
+    each may hold where together none do (``float32[a,a] * float32[b,b]`` is no
+    ``float32[2,3]``: a named size is rigid, never bound). The named sizes are judged in
+    groups that share a broadcast or a condition; a group not decided within
+    :data:`MAX_JOINT` values tried is taken to hold (not judged: ``run``'s witness
+    judges every pending broadcast again before an answer is given)."""
+    constraints = tuple(constraints)
+    stated, domains, shared = [], {}, 0
     for c in constraints:
-        if not isinstance(c, Broadcast) or not jointly_judged(c, s):
+        if not isinstance(c, Broadcast) or not _judged(c, s):
             continue  # (an unknown size or result: not judged here)
         out = walk(c.out, s)
         values = [walk(v, s) for v in c.sizes]
-        stated.append((values, out))
-        for v in dict.fromkeys(values):
-            if type(v) is Symbol:
-                domains[v] = domains.get(v, {1, out}) & {1, out}
-                shared[v] = shared.get(v, 0) + 1
-    facts = facts_of(s)
-    said = {x for pair in assumed_of(s) for x in pair}  # (named sizes recorded equal)
-    if not facts and all(n == 1 and v.dim not in said for v, n in shared.items()):
-        return True  # (no size in two of them, none said of: each holds alone)
-    for v, dom in domains.items():
-        domains[v] = [k for k in sorted(dom) if not (facts or v.dim in said) or
-                      decide_equal(s, v.dim, k) is not False]
-    if math.prod(len(d) for d in domains.values()) > MAX_JOINT:
+        names = {v.dim: v for v in values if type(v) is Symbol}
+        if not names:
+            continue  # (ints only: judged by the broadcast itself)
+        stated.append((set(names), _broadcast_holds(values, out)))
+        for dim in names:
+            shared += dim in domains
+            domains[dim] = domains.get(dim, {1, out}) & {1, out}
+    if not stated:
         return True
-    names = list(domains)
-    for ks in itertools.product(*(domains[v] for v in names)):
-        at = dict(zip(names, ks, strict=True))
-        if all(_broadcasts_to([at.get(v, v) for v in values], out)
-               for values, out in stated):
+    said = {x for pair in assumed_of(s) for x in pair}  # (named sizes recorded equal)
+    conditions = _conditions(constraints, s, set(domains))
+    facts = facts_of(s)
+    if not (shared or conditions or facts or said):
+        return True  # (each name in one broadcast, no condition: each holds alone)
+    stated += conditions
+    for dim, dom in domains.items():
+        domains[dim] = [k for k in sorted(dom) if not (facts or dim in said) or
+                        decide_equal(s, dim, k) is not False]
+    budget = [MAX_JOINT * 4]  # (the values tried in all its groups)
+    return all(_holds_somewhere(group, domains, budget) for group in _linked(stated))
+
+
+def _conditions(constraints: tuple, s: dict, names: set) -> list:
+    """The equations and where-clauses among ``constraints`` (not a builder's choice's,
+    which has an otherwise), and the recorded equalities, over the named sizes
+    ``names`` only (at least one), each as ``(its named sizes, whether it may hold at
+    given values of them)``."""
+    found = []
+    pairs = [(x - y, "==") for x, y in assumed_of(s)]
+    for c in constraints:
+        if isinstance(c, Equation) or isinstance(c, Compare) and not c.otherwise:
+            try:
+                pairs.append((c.left.value(s) - c.right.value(s),
+                              "==" if isinstance(c, Equation) else c.op))
+            except ZeroDivisionError:
+                continue
+    for diff, op in pairs:
+        symbols = free_symbols(diff) if isinstance(diff, Dim) else set()
+        if symbols and all(isinstance(x, str) for x in symbols) and \
+                (held := {Dim(x) for x in symbols}) <= names:
+            found.append((held, _condition_holds(diff, op)))
+    return found
+
+
+def _condition_holds(diff: DimLike, op: str) -> Callable[[dict], bool]:
+    """The test of ``diff op 0``: False only where its value is an int that fails it
+    (a value left open, or none, is left to the condition itself)."""
+    def holds(at: dict) -> bool:
+        try:
+            value = substitute(diff, {str(d): k for d, k in at.items()})
+        except ZeroDivisionError:
             return True
-    return False
+        return not isinstance(value, int) or COMPARE[op](value, 0)
+    return holds
 
 
-def jointly_judged(c: Broadcast, s: dict) -> bool:
+def _broadcast_holds(values: list, out: int) -> Callable[[dict], bool]:
+    def holds(at: dict) -> bool:
+        return _broadcasts_to([at[v.dim] if type(v) is Symbol else v for v in values], out)
+    return holds
+
+
+def _linked(stated: list) -> list[list]:
+    """``stated`` (pairs of named sizes and a test) in groups that share no named size."""
+    groups: list[tuple[set, list]] = []
+    for names, test in stated:
+        joined = [g for g in groups if g[0] & names]
+        held, members = set(names), [(names, test)]
+        for g in joined:
+            held |= g[0]
+            members += g[1]
+            groups.remove(g)
+        groups.append((held, members))
+    return [members for _, members in groups]
+
+
+def _holds_somewhere(group: list, domains: dict, budget: list) -> bool:
+    """Whether every test of the group (pairs of named sizes and a test) holds at some
+    values of its named sizes (their domains'): the names given values one at a time
+    (fewest values first), each test judged once its names have one; True (not judged)
+    past :data:`MAX_JOINT` values tried or :data:`MAX_NAMES` names, or once ``budget``
+    (shared by the groups of one call) is spent."""
+    order = sorted({d for names, _ in group for d in names},
+                   key=lambda d: (len(domains[d]), str(d)))
+    if len(order) > MAX_NAMES:
+        return True  # (not judged: one level of search per name)
+    place = {d: i for i, d in enumerate(order)}
+    due: list[list] = [[] for _ in order]
+    for names, test in group:
+        due[max(place[d] for d in names)].append(test)
+    tries = [MAX_JOINT]
+
+    def assign(i: int, at: dict) -> bool | None:
+        for k in domains[order[i]]:
+            tries[0] -= 1
+            budget[0] -= 1
+            if tries[0] < 0 or budget[0] < 0:
+                return None  # (not judged)
+            there = {**at, order[i]: k}
+            if all(test(there) for test in due[i]):
+                found = True if i + 1 == len(order) else assign(i + 1, there)
+                if found is not False:
+                    return found
+        return False
+
+    return assign(0, {}) is not False
+
+
+def _judged(c: Broadcast, s: dict) -> bool:
     """Whether :func:`jointly` judges the broadcast ``c``: its result is an int, its
     sizes ints or named sizes."""
     out = walk(c.out, s)

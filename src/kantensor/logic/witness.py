@@ -32,10 +32,11 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.prove import bounds
 from ..types.symbols import substitute
-from .broadcast import Broadcast, jointly_judged
+from .broadcast import Broadcast
 from .broadcastsizes import broadcast_onto
 from .dims import COMPARE, Compare, Equation, size_value
-from .eliminate import defined, eliminated, resolved, symbols_of
+from .eliminate import eliminated, resolved, symbols_of
+from .fewvalues import enumerated, few_values, late_hold
 from .oneunknown import candidates
 from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
 from .rigid import assumed_of
@@ -133,11 +134,13 @@ def _broadcast_checks(pending: tuple, s: dict) -> list:
     ``out`` or 1, one is ``out`` unless ``out`` is 1), a case ``x == y or x == 1`` as
     the equation ``(x - y)*(x - 1) == 0``: broadcasts that each hold alone may hold
     nowhere together (``float32[x,x] * float32[b,b]`` is no ``float32[2,3]``, ``x`` an
-    unknown; those :func:`~.broadcast.jointly` judged as they propagated are left out)."""
+    unknown). Every one is judged, those :func:`~.broadcast.jointly` judged as they
+    propagated too: it leaves a group it cannot decide, and the equations on sizes
+    that are not all named, to this."""
     checks = []
     for c in pending:
-        if not isinstance(c, Broadcast) or jointly_judged(c, s):
-            continue  # (those of ints and named sizes into an int: judged as they propagate)
+        if not isinstance(c, Broadcast):
+            continue
         values = [size_value(v, s) for v in c.sizes]
         for clause in broadcast_onto(values, size_value(c.out, s)):
             cases = getattr(clause, "cases", ((clause,),))
@@ -188,7 +191,12 @@ def _groups(checks: list) -> list[tuple[list, list]]:
 
 
 def _found(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
-    """Whether a witness of the group's checks is found."""
+    """Whether a witness of the group's checks is found: every value tried where each
+    size has a few (:func:`~.fewvalues.enumerated`), else searched."""
+    domains = few_values(sizes, group) if sizes else None
+    found = None if domains is None else enumerated(sizes, group, defs, domains)
+    if found is not None:
+        return found
     if len(sizes) > 1:
         return _search(sizes, group, s, pending, defs)
     group = [(c[0], *c[1:3], resolved(c[3], defs), *c[4:]) for c in group]
@@ -249,7 +257,7 @@ def _search(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bo
             there = {v: k}
             if all(may_hold(d, there) for d in diffs) and \
                     all(_compares(op, d, there) for op, d in compares) and \
-                    _late(late, defs, {**at, v: k}):
+                    late_hold(late, defs, {**at, v: k}):
                 if last or assign(i + 1, {**at, v: k}):
                     return True
                 accepted += 1
@@ -264,20 +272,6 @@ def _search(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bo
         return False
     finally:
         SUBSTITUTIONS.reset(token)
-
-
-def _late(late: list, defs: dict, at: dict) -> bool:
-    """Whether each check holding a defined unknown holds at ``at``."""
-    for op, d in late:
-        try:
-            full = defined(d, defs, at)
-            charge(d)
-            value = substitute(d, full)
-        except ZeroDivisionError:
-            return False
-        if not isinstance(value, int) or not COMPARE[op](value, 0):
-            return False  # (a value left open is no witness)
-    return True
 
 
 def _values(v: Any, diffs: list, compares: list, s: dict, pending: tuple,
