@@ -146,8 +146,8 @@ class Recurrence:
                 self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
                                             graph=False)  # (needs.refused_index)
             except (TypeError, ValueError, IndexError) as again:  # at no iteration number
-                if not fails_where_run(again, self.scope, self.body, inputs):  # either: fails wherever it runs
-                    raise
+                if not fails_where_run(again, self.scope, self.body, inputs):
+                    raise  # either: fails wherever it runs
                 raise HoldsNowhere(str(again)) from again
             self.refused = exc
         return output_types(self.sub, self.label)
