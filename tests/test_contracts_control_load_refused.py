@@ -41,6 +41,8 @@ REFUSED_AT_LOAD = {
     "Reshape [-1, -1]": ([_node("Reshape", ["x", "k"])], [_i64("k", [-1, -1])]),
     "Tile [-1]": ([_node("Tile", ["x", "k"])], [_i64("k", [-1])]),
     "Unsqueeze [0, 0]": ([_node("Unsqueeze", ["x", "k"])], [_i64("k", [0, 0])]),
+    "OneHot depth 0": ([_node("OneHot", ["zero", "zero", "v"])],
+                       [numpy_helper.from_array(np.array([0, 1], np.float32), "v")]),
 }
 #: what kantensor says of each (the node's own refusal, as in a main graph)
 SAID = {"Squeeze axis 5": "axis 5 is out of bounds for a tensor of dimension 1",
@@ -51,7 +53,8 @@ SAID = {"Squeeze axis 5": "axis 5 is out of bounds for a tensor of dimension 1",
         "Gather axis 2": "axis 2 is out of bounds for a tensor of dimension 1",
         "Reshape [-1, -1]": "shape has more than one -1",
         "Tile [-1]": "repeats has a negative entry -1",
-        "Unsqueeze [0, 0]": r"repeated axis in \(0, 0\)"}
+        "Unsqueeze [0, 0]": r"repeated axis in \(0, 0\)",
+        "OneHot depth 0": "depth 0 is below 1"}
 FAILS_WHERE_RUN = {
     "Split [-2, 2]": ([_node("Split", ["x", "k"], ["t", "u"], axis=0)], [_i64("k", [-2, 2])]),
     "TopK -1": ([_node("TopK", ["x", "k"], ["t", "u"])], [_i64("k", [-1])]),
@@ -125,3 +128,13 @@ def test_a_node_failing_by_what_it_runs_on_fails_where_it_runs(name, make, where
     model = make(FAILS_WHERE_RUN, name)
     assert _runs(model) == where
     assert _holds(model) == where
+
+
+def test_a_dead_branch_of_a_known_condition_refused_at_load_refuses_the_model():
+    """If(0 > 2): the then branch never runs, but onnxruntime infers it at load (it was
+    accepted as dead, the contract True at every size)."""
+    model = if_model(REFUSED_AT_LOAD, "Squeeze axis 5")
+    model.graph.node[2].input[0] = "zero"
+    assert _runs(model) == [False] * 4
+    with pytest.raises(ValueError, match=SAID["Squeeze axis 5"]):
+        ko.contract(model)

@@ -137,8 +137,9 @@ def inference_refuses(scope: Any, graph: onnx.GraphProto, formal: list = ()) -> 
     """What ONNX's strict shape inference says where it refuses ``graph`` (a subgraph of
     a node read by ``scope``, its inputs of the types ``formal``) as onnxruntime sees it
     at load: the outer values it reads are inputs of their ranks and int sizes, or
-    initializers where they are constants; None where it accepts it, or where a value
-    it reads has a type not so written (then nothing is said of it)."""
+    initializers where they are constants (IR 4 at least: an initializer need not be an
+    input); None where it accepts it, or where a value it reads has a type not so
+    written, or the model is one it cannot read (then nothing is said of it)."""
     defined, used = _names(graph)
     inputs, constants = [], []
     for name in dict.fromkeys(n for n in used if n and n not in defined):
@@ -158,12 +159,14 @@ def inference_refuses(scope: Any, graph: onnx.GraphProto, formal: list = ()) -> 
                                  [*own, *inputs], list(graph.output),
                                  [*graph.initializer, *constants])
     model = onnx.helper.make_model(sub, opset_imports=list(scope.model.opset_import),
-                                   ir_version=scope.model.ir_version,
+                                   ir_version=max(4, scope.model.ir_version),
                                    functions=list(scope.model.functions))
     try:
         onnx.shape_inference.infer_shapes(model, strict_mode=True)
     except onnx.shape_inference.InferenceError as exc:
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    except Exception:  # noqa: BLE001 - what it cannot read (a malformed model) says
+        return None  # nothing of the inference onnxruntime runs
     return None
 
 
