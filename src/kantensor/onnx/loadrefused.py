@@ -136,24 +136,27 @@ def _outer(scope: Any, name: str) -> np.ndarray | None:
 def inference_refuses(scope: Any, graph: onnx.GraphProto, formal: list = ()) -> str | None:
     """What ONNX's strict shape inference says where it refuses ``graph`` (a subgraph of
     a node read by ``scope``, its inputs of the types ``formal``) as onnxruntime sees it
-    at load: the outer values it reads are inputs of their ranks and int sizes, or
-    initializers where they are constants (IR 4 at least: an initializer need not be an
-    input); None where it accepts it, or where a value it reads has a type not so
-    written, or the model is one it cannot read (then nothing is said of it)."""
+    at load: the outer values it reads are inputs of the types ONNX's inference gives
+    them in the model (what onnxruntime knows: not kantensor's sizes, ``0 * a`` is not
+    known there), or initializers where they are constants (IR 4 at least: an
+    initializer need not be an input); None where it accepts it, or where the model is
+    one it cannot read (then nothing is said of it)."""
     defined, used = _names(graph)
+    known = _inferred(scope)
     inputs, constants = [], []
     for name in dict.fromkeys(n for n in used if n and n not in defined):
         value = _outer(scope, name)
         if value is not None:
             constants.append(numpy_helper.from_array(value, name))
             continue
-        info = _info(name, scope.find(name))
+        info = known.get(name) or _info(name, scope.find(name))
         if info is None:
             return None
         inputs.append(info)
     own = []
     for k, declared in enumerate(graph.input):
-        info = _info(declared.name, formal[k]) if k < len(formal) else None
+        info = _info(declared.name, formal[k]) if k < len(formal) and \
+            not declared.type.HasField("tensor_type") else None
         own.append(declared if info is None else info)
     sub = onnx.helper.make_graph(list(graph.node), graph.name or "subgraph",
                                  [*own, *inputs], list(graph.output),
@@ -170,13 +173,33 @@ def inference_refuses(scope: Any, graph: onnx.GraphProto, formal: list = ()) -> 
     return None
 
 
+def _inferred(scope: Any) -> dict[str, onnx.ValueInfoProto]:
+    """The types ONNX's (lenient) shape inference gives the model's values, its
+    subgraphs' too, by name; read once per model (kept on the main graph's reader)."""
+    root = scope
+    while root.parent is not None:
+        root = root.parent
+    found = getattr(root, "_load_inferred", None)
+    if found is None:
+        found = {}
+        try:
+            model = onnx.shape_inference.infer_shapes(root.model)
+        except Exception:  # noqa: BLE001 - a model it cannot read: its inputs' types
+            model = root.model
+        for g, _ in _walk([model.graph], {}):
+            found.update((v.name, v) for v in (*g.input, *g.value_info, *g.output)
+                         if v.type.WhichOneof("value") is not None)
+        root._load_inferred = found
+    return found
+
+
 def _info(name: str, t: Any) -> onnx.ValueInfoProto | None:
-    """``t`` written as an ONNX value info of ``name`` (sizes not ints unknown), None
-    where kantensor's type has no such form (an unknown dtype, an optional)."""
+    """``t``'s dtype and rank written as an ONNX value info of ``name`` (its sizes
+    unknown: ONNX's inference may not know them), None where kantensor's type has no
+    such form (an unknown dtype, an optional)."""
     if not isinstance(t, TensorType | SequenceType) or t.dtype not in ELEM_TYPES:
         return None
-    shape = None if t.shape is None else [d if isinstance(d, int) else None
-                                          for d in t.shape]
+    shape = None if t.shape is None else [None] * len(t.shape)
     if isinstance(t, SequenceType):
         return onnx.helper.make_tensor_sequence_value_info(name, ELEM_TYPES[t.dtype], shape)
     return onnx.helper.make_tensor_value_info(name, ELEM_TYPES[t.dtype], shape)
