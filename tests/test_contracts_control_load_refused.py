@@ -15,6 +15,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 import kantensor.onnx as ko
 import ortrun
+from kantensor import TypeInferenceError
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
@@ -138,3 +139,28 @@ def test_a_dead_branch_of_a_known_condition_refused_at_load_refuses_the_model():
     assert _runs(model) == [False] * 4
     with pytest.raises(ValueError, match=SAID["Squeeze axis 5"]):
         ko.contract(model)
+
+
+@pytest.mark.parametrize("size", [["N"], [4]])
+def test_a_dead_branch_failing_by_sizes_onnx_knows(size):
+    """``x + w`` of declared ``float[3]`` and ``float[4]`` in the branch If(true) never
+    takes: onnxruntime's inference refuses it at load (it was typed as the other
+    branch's ``float[3]``); of ``w: float[N]`` it knows nothing, and runs it."""
+    branch = lambda nodes, out, name: helper.make_graph(  # noqa: E731
+        nodes, name, [], [helper.make_tensor_value_info(out, F, None)])
+    model = helper.make_model(helper.make_graph(
+        [_node("If", ["yes"], ["y"], then_branch=branch([_node("Relu", ["x"], ["g"])], "g", "a"),
+               else_branch=branch([_node("Add", ["x", "w"], ["b"])], "b", "b"))], "g",
+        [helper.make_tensor_value_info("x", F, [3]), helper.make_tensor_value_info("w", F, size)],
+        [helper.make_tensor_value_info("y", F, None)],
+        [numpy_helper.from_array(np.array(True), "yes")]),
+        opset_imports=[helper.make_opsetid("", 17)])
+    feeds = {"x": np.zeros(3, np.float32), "w": np.zeros(4, np.float32)}
+    ran = ortrun.run(model, feeds)
+    if size == [4]:
+        assert isinstance(ran, ortrun.Refusal) and "Incompatible dimensions" in ran.why
+        with pytest.raises(TypeInferenceError, match="could not be broadcast: axis 0 is 3 and 4"):
+            ko.contract(model)
+    else:
+        assert ran == [(3,)]
+        assert ko.contract(model).holds(N=4).value is True
