@@ -313,7 +313,13 @@ def test_subgraphs_nested_too_deep_are_left_untyped_and_the_rest_typed():
 
 # -- beyond onnx's tests ------------------------------------------------------------------
 def test_a_dead_branch_that_fails_its_sizes_does_not_stop_a_known_condition():
-    bad = graph([helper.make_node("Add", ["x", "w"], ["b"])], [], [untyped("b")], "bad")
+    """Sizes ONNX's inference does not know (a ConstantOfShape of ``w``'s shape): one it
+    knows, ``x + w`` itself, onnxruntime refuses at load in any branch
+    (tests/test_contracts_control_load_refused.py)."""
+    bad = graph([helper.make_node("Shape", ["w"], ["s"]),
+                 helper.make_node("ConstantOfShape", ["s"], ["z"],
+                                  value=helper.make_tensor("v", F, [1], [0.0])),
+                 helper.make_node("Add", ["x", "z"], ["b"])], [], [untyped("b")], "bad")
     good = graph([helper.make_node("Relu", ["x"], ["g"])], [], [untyped("g")], "good")
     node = helper.make_node("If", ["yes"], ["y"], then_branch=good, else_branch=bad)
     m = model(graph([node], [tensor("x", F, [3]), tensor("w", F, [4])], [untyped("y")],

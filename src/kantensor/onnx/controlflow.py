@@ -36,7 +36,7 @@ from ..types.containers import join_shapes
 from ..types.dim import unknown
 from ..types.type import TensorType
 from .dtypes import DTYPES, dtype_of
-from .loadrefused import refused_at_load
+from .loadrefused import inference_refuses, refused_at_load
 from .loopcount import iteration_count
 from .needs import (
     body_conditions,
@@ -107,10 +107,13 @@ class If(Structured):
                 sub = scope.child(attrs[key], [], once=True)
                 subs[truth] = (sub, output_types(sub, f"{label}: {key}"))
             except (UnsupportedOp, TypeError, ValueError, IndexError) as exc:
-                if cond == truth or cond is None and (failed or not fails_where_run(exc)):
-                    raise  # a branch that never runs may be anything (a dead branch of
-                failed[truth] = exc  # an export may fail its sizes); one the data pick
-                # whose relations hold at no size fails where it is picked (.needs)
+                if cond == truth or (cond is None and (
+                        failed or not fails_where_run(exc, scope, attrs[key])) or
+                        cond is not None and inference_refuses(scope, attrs[key])):
+                    raise  # a branch that never runs may fail its sizes (a dead branch
+                failed[truth] = exc  # of an export), not what onnxruntime's inference
+                # refuses at load; one the data pick whose relations hold at no size
+                # fails where it is picked (.needs)
         live = [subs[cond]] if cond is not None else list(subs.values())
         counts = {len(types) for _, types in live}
         if len(counts) > 1 or counts != {len(node.output)}:

@@ -38,6 +38,7 @@ from ..types.facts import EMPTY
 from ..types.symbols import DataSymbol, free_symbols, substitute
 from ..types.type import TensorType
 from .loading import OnnxImportError
+from .loadrefused import inference_refuses
 from .registry import UnsupportedOp
 from .shared import NotKnown
 from .subgraph import Notes, base_name, fresh_names, names_in, output_types
@@ -71,14 +72,17 @@ def _symbols(d: Any) -> set:
     return set(free_symbols(d)) if isinstance(d, Dim) else set()
 
 
-def fails_where_run(exc: Exception) -> bool:
-    """Whether a subgraph's refusal ``exc`` says it fails wherever it runs, as a main
-    graph's node refused so makes the model fail: its relations hold at no size, or a
-    value it reads is invalid (ConstantOfShape of ``[-1]``, a Split of ``-1`` rows), not
-    a node left untyped (:class:`~.shared.NotKnown`), an op not supported or a malformed
-    node (onnxruntime refuses the model whichever branch or iteration runs)."""
+def fails_where_run(exc: Exception, scope: Any, graph: Any, formal: list = ()) -> bool:
+    """Whether a subgraph's refusal ``exc`` says it fails only where it runs: its
+    relations hold at no size, or a value it reads is invalid (a Split of ``-1`` rows),
+    not a node left untyped (:class:`~.shared.NotKnown`), an op not supported or a
+    malformed node, nor a node whose attributes or constants ONNX's shape inference
+    refuses (``graph``, read by ``scope`` with inputs of the types ``formal``:
+    :func:`~.loadrefused.inference_refuses`): onnxruntime refuses those models when it
+    loads them, whichever branch or iteration runs."""
     return isinstance(exc, TypeInferenceError | ValueError) and \
-        not isinstance(exc, NotKnown | UnsupportedOp | OnnxImportError)
+        not isinstance(exc, NotKnown | UnsupportedOp | OnnxImportError) and \
+        inference_refuses(scope, graph, formal) is None
 
 
 class HoldsNowhere(TypeInferenceError):
@@ -142,8 +146,8 @@ class Recurrence:
                 self.sub = self.scope.child(self.body, inputs, [None, np.array(True)],
                                             graph=False)  # (needs.refused_index)
             except (TypeError, ValueError, IndexError) as again:  # at no iteration number
-                if not fails_where_run(again):  # either: fails wherever it runs
-                    raise
+                if not fails_where_run(again, self.scope, self.body, inputs):
+                    raise  # either: fails wherever it runs
                 raise HoldsNowhere(str(again)) from again
             self.refused = exc
         return output_types(self.sub, self.label)
