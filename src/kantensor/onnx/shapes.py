@@ -144,14 +144,19 @@ def _encoded(t: Type) -> bytes:
 #: dtype -> a tensor type's ``type`` field up to its dims, by the dims' length ``n``
 #: (while the field's lengths are one byte each, as most are: ``n`` below ``0x7E - 2``
 #: less the element type's length): the field's key and length, the tensor's key and
-#: length, the element type, the shape's key and length; a dtype's made at its first use
-_HEADS: dict[str, tuple[bytes, ...]] = {}
+#: length, the element type, the shape's key and length; each made at its first use (a
+#: dtype's 124 made at once cost 24 us: the pool stack's first call 0.45% more)
+_HEADS: dict[str, list[bytes | None]] = {}
 
 
-def _heads(dtype: str) -> tuple[bytes, ...]:
-    head = _ELEM[dtype]
-    found = _HEADS[dtype] = tuple([_FIELDS[len(head) + 2 + n] + head + _SHAPES[n]
-                                   for n in range(0x7E - 2 - len(head))])
+def _heads(dtype: str) -> list[bytes | None]:
+    found = _HEADS[dtype] = [None] * (0x7E - 2 - len(_ELEM[dtype]))
+    return found
+
+
+def _head(heads: list[bytes | None], dtype: str, n: int) -> bytes:
+    elem = _ELEM[dtype]
+    found = heads[n] = _FIELDS[len(elem) + 2 + n] + elem + _SHAPES[n]
     return found
 
 
@@ -163,12 +168,12 @@ def _type_field(t: Type) -> bytes:
 def _new_field(t: Type) -> bytes:
     """:func:`_type_field` of a type not in :data:`_TYPES`, made and kept there (a
     tensor's head found by its dtype and its dims' length, :data:`_HEADS`: one bytes
-    added, where its four parts joined cost about 0.1 us more a new type)."""
+    added, where its four parts joined cost about 50 ns more a new type)."""
     if type(t) is TensorType:
         dims = _dims(t.shape)
         heads = _HEADS.get(t.dtype) or _heads(t.dtype)
         n = len(dims)
-        found = heads[n] + dims if n < len(heads) else \
+        found = (heads[n] or _head(heads, t.dtype, n)) + dims if n < len(heads) else \
             field(_TYPE, field(_TENSOR, _tensor(t.dtype, t.shape)))
     else:
         found = field(_TYPE, _encoded(t))
