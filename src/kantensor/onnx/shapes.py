@@ -141,23 +141,45 @@ def _encoded(t: Type) -> bytes:
     raise TypeError(f"cannot write {t} as an ONNX type")
 
 
+#: dtype -> a tensor type's ``type`` field up to its dims, by the dims' length ``n``
+#: (while the field's lengths are one byte each, as most are: ``n`` below ``0x7E - 2``
+#: less the element type's length): the field's key and length, the tensor's key and
+#: length, the element type, the shape's key and length; each made at its first use (a
+#: dtype's 124 made at once cost 24 us: the pool stack's first call 0.45% more)
+_HEADS: dict[str, list[bytes | None]] = {}
+
+
+def _heads(dtype: str) -> list[bytes | None]:
+    found = _HEADS[dtype] = [None] * (0x7E - 2 - len(_ELEM[dtype]))
+    return found
+
+
+def _head(heads: list[bytes | None], dtype: str, n: int) -> bytes:
+    elem = _ELEM[dtype]
+    found = heads[n] = _FIELDS[len(elem) + 2 + n] + elem + _SHAPES[n]
+    return found
+
+
 def _type_field(t: Type) -> bytes:
-    """The ``type`` field of a ValueInfoProto of type ``t`` (made once per type; a
-    tensor's with its two keys and lengths put together at once)."""
-    found = _TYPES.get(t)
-    if found is None:
-        if type(t) is TensorType:  # (its parts joined at once where its lengths are
-            # one byte each, as most are)
-            head, dims = _ELEM[t.dtype], _dims(t.shape)
-            n = len(dims)
-            size = len(head) + 2 + n
-            found = b"".join((_FIELDS[size], head, _SHAPES[n], dims)) if size < 0x7E else \
-                field(_TYPE, field(_TENSOR, _tensor(t.dtype, t.shape)))
-        else:
-            found = field(_TYPE, _encoded(t))
-        if len(_TYPES) >= _TYPES_SIZE:
-            _TYPES.clear()
-        _TYPES[t] = found
+    """The ``type`` field of a ValueInfoProto of type ``t`` (made once per type)."""
+    return _TYPES.get(t) or _new_field(t)
+
+
+def _new_field(t: Type) -> bytes:
+    """:func:`_type_field` of a type not in :data:`_TYPES`, made and kept there (a
+    tensor's head found by its dtype and its dims' length, :data:`_HEADS`: one bytes
+    added, where its four parts joined cost about 50 ns more a new type)."""
+    if type(t) is TensorType:
+        dims = _dims(t.shape)
+        heads = _HEADS.get(t.dtype) or _heads(t.dtype)
+        n = len(dims)
+        found = (heads[n] or _head(heads, t.dtype, n)) + dims if n < len(heads) else \
+            field(_TYPE, field(_TENSOR, _tensor(t.dtype, t.shape)))
+    else:
+        found = field(_TYPE, _encoded(t))
+    if len(_TYPES) >= _TYPES_SIZE:
+        _TYPES.clear()
+    _TYPES[t] = found
     return found
 
 
@@ -267,7 +289,7 @@ def _infos(names: list[str], types: list[Type], skip: set) -> bytes:
         was = kept(name)
         info = found(name) if was is t or was is not None and was == t else None
         if info is None:
-            typed = written(t) or _type_field(t)
+            typed = written(t) or _new_field(t)
             text = name.encode()
             n = len(text)
             size = _NAME_LEN + n + len(typed)
@@ -296,7 +318,7 @@ def _new_infos(names: list[str], types: list[Type]) -> list[bytes]:
     infos: list[bytes] = []
     add = infos.append
     for name, t in zip(names, types, strict=True):
-        typed = written(t) or _type_field(t)
+        typed = written(t) or _new_field(t)
         text = name.encode()
         n = len(text)
         size = _NAME_LEN + n + len(typed)

@@ -398,7 +398,13 @@ def checked_type(dtype: str, shape: tuple, static: tuple[int, ...]) -> TensorTyp
         self = ref()
         if self is not None:
             return self
-    return _filed(TensorType, dtype, shape, static, _TABLES[dtype], shape)
+    self = object.__new__(_Unsealed)  # (as _filed makes one, inline: a call less)
+    self.dtype = dtype
+    self.shape = shape
+    self._np_dtype = NUMPY_DTYPES.get(dtype)
+    self._static = static
+    self.__class__ = TensorType
+    return _TABLES[dtype].intern(shape, self)
 
 
 def sized(dtype: str, shape: tuple[int, ...]) -> TensorType:
@@ -408,7 +414,13 @@ def sized(dtype: str, shape: tuple[int, ...]) -> TensorType:
         self = ref()
         if self is not None:
             return self
-    return _filed(TensorType, dtype, shape, _ALL_AXES[len(shape)], _TABLES[dtype], shape)
+    self = object.__new__(_Unsealed)  # (as checked_type)
+    self.dtype = dtype
+    self.shape = shape
+    self._np_dtype = NUMPY_DTYPES.get(dtype)
+    self._static = _ALL_AXES[len(shape)]
+    self.__class__ = TensorType
+    return _TABLES[dtype].intern(shape, self)
 
 
 def sized_all(dtype: str, shapes: list[tuple[int, ...]], rank: int) -> list[TensorType]:
