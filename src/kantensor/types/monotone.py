@@ -152,31 +152,43 @@ def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
 _SEARCH = object()  # (_window_least: no closed form, search)
 
 
-def _window_least(g: tuple | int, s: Hashable, sign: int) -> int | None | object:
-    """:func:`_least` in closed form where ``g`` is ``k*((s + t)//d) + c`` or ``k*s + c``
-    (``0 <= t < d``: a window's size, as the Dim algebra writes it) with ``sign*k > 0``:
-    ``K*F + C >= 0`` (``K = sign*k``; ``C = c``, or ``-c - 1`` for ``g <= -1``) holds
-    from ``F >= m = ceil(-C/K)`` on, and ``(s + t)//d >= m`` from ``s = m*d - t`` on.
-    _SEARCH for any other ``g``."""
+def window_form(g: tuple | int) -> tuple | None:
+    """``(s, k, d, t, c)`` where the terms ``g`` are ``k*((s + t)//d) + c`` (``0 <= t <
+    d``; ``d`` 1 and ``t`` 0 for ``k*s + c``) over one symbol ``s``: a window's size as
+    the Dim algebra writes it; None for any other ``g``."""
     if isinstance(g, int) or len(g) > 2 or len(g) == 2 and g[1][0]:
-        return _SEARCH
+        return None
     (mono, k), c = g[0], g[1][1] if len(g) == 2 else 0
-    if len(mono) != 1 or mono[0][1] != 1 or sign * k <= 0:
-        return _SEARCH
+    if len(mono) != 1 or mono[0][1] != 1:
+        return None
     atom, d, t = mono[0][0], 1, 0
     if isinstance(atom, Opaque):
         if atom.op != "//":
-            return _SEARCH
+            return None
         inner, d = atom.args
         if type(d) is not int or d < 1 or isinstance(inner, int) or len(inner._terms) > 2:
-            return _SEARCH
+            return None
         (m, one), t = inner._terms[0], inner._terms[1][1] if len(inner._terms) == 2 else 0
         atom = m[0][0]
         if len(inner._terms) == 2 and inner._terms[1][0] or one != 1 or len(m) != 1 or \
-                m[0][1] != 1 or not 0 <= t < d:
-            return _SEARCH
-    if atom != s:
+                m[0][1] != 1 or not 0 <= t < d or isinstance(atom, Opaque):
+            return None
+    return atom, k, d, t, c
+
+
+def _window_least(g: tuple | int, s: Hashable, sign: int) -> int | None | object:
+    """:func:`_least` in closed form where ``g`` is ``k*((s + t)//d) + c`` or ``k*s + c``
+    (:func:`window_form`) with ``sign*k > 0``: ``K*F + C >= 0`` (``K = sign*k``; ``C =
+    c``, or ``-c - 1`` for ``g <= -1``) holds from ``F >= m = ceil(-C/K)`` on, and ``(s +
+    t)//d >= m`` from ``s = m*d - t`` on. _SEARCH for any other ``g``."""
+    form = window_form(g)
+    if form is None or form[0] != s or sign * form[1] <= 0:
         return _SEARCH
+    return _form_least(form, sign)
+
+
+def _form_least(form: tuple, sign: int) -> int | None:
+    _, k, d, t, c = form
     least = max(0, -((c if sign > 0 else -c - 1) // (sign * k)) * d - t)
     return least if least <= LIMIT - 1 else None
 
@@ -306,6 +318,11 @@ def _fact_parts(fact: tuple) -> tuple:
                 out.append(NO_SIZES)
                 break
             continue
+        form = window_form(_terms(g))
+        if form is not None and form[1] > 0:  # (a window's size, rising in its one
+            least = _form_least(form, 1)  # symbol: what _half finds, its least in closed
+            out.append((form[0], (1, 0) if least is None else (least, None)))  # form,
+            continue  # without the walks for its symbols and its trend)
         symbols = _symbols(g, set())
         if len(symbols) != 1:
             out.append(None)
