@@ -1,4 +1,4 @@
-"""A window's size read in closed form (:func:`kantensor.types.monotone.window_form`): the
+"""A window's size read in closed form (:func:`kantensor.types.poly.window_form`): the
 interval of sizes a fact ``out + c op 0`` allows, and the least value of a rising
 question over the box, as a ceil-mode pool's kept ``out >= 1`` and the next pool's
 question state them. Judged by Python's evaluation of the pool's output size (PyTorch's
@@ -9,17 +9,20 @@ position) included, and by the search and the prover the closed form stands in f
 from __future__ import annotations
 
 import itertools
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sizing
 from kantensor.onnx.nn.conv import _window
-from kantensor.types import monotone
+from kantensor.types import factsform, monotone, poly
+from kantensor.types.canon import canonical_form, formed_as_is
 from kantensor.types.conditions import Condition
 from kantensor.types.dim import Dim
 from kantensor.types.facts import EMPTY
 from kantensor.types.prove import proves
+from kantensor.types.stated import settled
 
 N_EXAMPLES = sizing.size("FACTS_EXAMPLES", 150, 5000)
 h = Dim("h")
@@ -82,7 +85,7 @@ def test_a_pool_s_fact_allows_the_sizes_python_s_formula_says(monkeypatch) -> No
             x, at = _stacked(params)
             for c, op in itertools.product((-3, -1, 0, 2), (">=", ">")):
                 facts.append(((x + c, op, 0), at, c, op))
-    assert sum(monotone.window_form(f[0][0]._terms) is not None for f in facts
+    assert sum(poly.window_form(f[0][0]._terms) is not None for f in facts
                if not isinstance(f[0][0], int)) > len(facts) // 2  # (the path is taken)
     found = []
     for fact, at, c, op in facts:
@@ -122,3 +125,28 @@ def test_the_next_pool_s_question_under_a_stack_s_facts(params, extra) -> None:
     assert decided is not False
     assert (decided is True) == holds, (params, extra, decided)
     assert bool(proves(store.triples, (goal, ">=", 0))) == holds
+
+
+def test_a_window_form_read_off_is_the_size_and_its_own_form() -> None:
+    """``window_form`` reads ``k*((h + t)//d) + c`` back as Python computes it at every
+    size of ``0..64``, and where ``k > 0`` the size is what ``Facts.simplify`` leaves as
+    it is under rising facts (``factsform._as_is``, read off the form): settled, and
+    the canonical form of itself."""
+    rnd = random.Random(25)
+    read = 0
+    for _ in range(600):
+        k, d = rnd.choice([-3, -1, 1, 2, 3, 7]), rnd.randint(1, 12)
+        t, c = rnd.randint(-20, 20), rnd.randint(-40, 40)
+        x = k * ((h + t) // d) + c
+        form = None if isinstance(x, int) else poly.window_form(x._terms)
+        if form is None:
+            continue
+        read += 1
+        s, fk, fd, ft, fc = form
+        assert s == "h"
+        assert all(fk * ((v + ft) // fd) + fc == k * ((v + t) // d) + c for v in range(65))
+        if fk > 0:
+            assert settled(x) and formed_as_is(x) and canonical_form(x) == x, x
+        factsform._AS_IS.clear()
+        assert factsform._as_is(x) == (settled(x) and formed_as_is(x)), x
+    assert read > 500

@@ -27,6 +27,7 @@ from . import monotone
 from .monotone import NO_SIZES
 from .onesize import over_one_size
 from .pointvalue import terms, value
+from .poly import window_form
 from .prove import MAX_QUESTION_TERMS
 from .symbols import free_symbols
 
@@ -115,7 +116,7 @@ def proven(state: State | Pending, goal: tuple, rising: bool = False
     if found is not None:
         return state, found
     if rising and type(right) is int and right == 0:
-        form = monotone.window_form(terms(left))  # (a window's size: its value there
+        form = window_form(terms(left))  # (a window's size: its value there
         if form is not None:  # read off its form, no walk for its symbols)
             s, k, d, t, c = form
             least = k * ((box.get(s, _ANY)[0] + t) // d) + c

@@ -27,7 +27,7 @@ from .pointvalue import Unevaluable as _Unevaluable
 from .pointvalue import at as _at
 from .pointvalue import terms as _terms
 from .pointvalue import value as _value
-from .poly import Opaque
+from .poly import Opaque, window_form
 
 __all__ = ["bounds", "box_of", "decided", "narrowed", "proves"]
 
@@ -152,33 +152,9 @@ def _least(g: Any, s: Hashable, sign: int = 1) -> int | None:
 _SEARCH = object()  # (_window_least: no closed form, search)
 
 
-def window_form(g: tuple | int) -> tuple | None:
-    """``(s, k, d, t, c)`` where the terms ``g`` are ``k*((s + t)//d) + c`` (``0 <= t <
-    d``; ``d`` 1 and ``t`` 0 for ``k*s + c``) over one symbol ``s``: a window's size as
-    the Dim algebra writes it; None for any other ``g``."""
-    if isinstance(g, int) or len(g) > 2 or len(g) == 2 and g[1][0]:
-        return None
-    (mono, k), c = g[0], g[1][1] if len(g) == 2 else 0
-    if len(mono) != 1 or mono[0][1] != 1:
-        return None
-    atom, d, t = mono[0][0], 1, 0
-    if isinstance(atom, Opaque):
-        if atom.op != "//":
-            return None
-        inner, d = atom.args
-        if type(d) is not int or d < 1 or isinstance(inner, int) or len(inner._terms) > 2:
-            return None
-        (m, one), t = inner._terms[0], inner._terms[1][1] if len(inner._terms) == 2 else 0
-        atom = m[0][0]
-        if len(inner._terms) == 2 and inner._terms[1][0] or one != 1 or len(m) != 1 or \
-                m[0][1] != 1 or not 0 <= t < d or isinstance(atom, Opaque):
-            return None
-    return atom, k, d, t, c
-
-
 def _window_least(g: tuple | int, s: Hashable, sign: int) -> int | None | object:
     """:func:`_least` in closed form where ``g`` is ``k*((s + t)//d) + c`` or ``k*s + c``
-    (:func:`window_form`) with ``sign*k > 0``: ``K*F + C >= 0`` (``K = sign*k``; ``C =
+    (:func:`~.poly.window_form`) with ``sign*k > 0``: ``K*F + C >= 0`` (``K = sign*k``; ``C =
     c``, or ``-c - 1`` for ``g <= -1``) holds from ``F >= m = ceil(-C/K)`` on, and ``(s +
     t)//d >= m`` from ``s = m*d - t`` on. _SEARCH for any other ``g``."""
     form = window_form(g)
