@@ -26,7 +26,8 @@ from typing import Final
 from . import monotone
 from .monotone import NO_SIZES
 from .onesize import over_one_size
-from .pointvalue import value
+from .pointvalue import terms, value
+from .poly import window_form
 from .prove import MAX_QUESTION_TERMS
 from .symbols import free_symbols
 
@@ -115,7 +116,12 @@ def proven(state: State | Pending, goal: tuple, rising: bool = False
     if found is not None:
         return state, found
     if rising and type(right) is int and right == 0:
-        least = value(left, {s: box.get(s, _ANY)[0] for s in free_symbols(left)})
+        form = window_form(terms(left))  # (a window's size: its value there
+        if form is not None:  # read off its form, no walk for its symbols)
+            s, k, d, t, c = form
+            least = k * ((box.get(s, _ANY)[0] + t) // d) + c
+        else:
+            least = value(left, {s: box.get(s, _ANY)[0] for s in free_symbols(left)})
         if least is not None:
             return state, least >= (op == ">")
     return state, monotone.decided(box, goal)

@@ -13,7 +13,7 @@ from .canon import canonical_form, formed_as_is
 from .dim import Dim, DimLike
 from .dimfacts import assume_divisible
 from .factsatoms import atom_under, between, by_size, kept_divisors, pruned
-from .poly import Opaque
+from .poly import Opaque, window_form
 from .readback import has_opaque
 from .restricted import constants, equated, on_multiples, past_lower_bounds
 from .settle import settle
@@ -82,7 +82,10 @@ def _as_is(x: Dim) -> bool:
     if found is None:
         if len(_AS_IS) >= MAX_AS_IS:
             _AS_IS.clear()
-        found = _AS_IS[terms] = settled(x) and formed_as_is(x)
+        form = window_form(terms)  # (k*((s + t)//d) + c with k > 0, a window's size:
+        # rising, one floor over a sum, its own form; read without the walks)
+        found = _AS_IS[terms] = form is not None and form[1] > 0 or (
+            settled(x) and formed_as_is(x))
     return found
 
 

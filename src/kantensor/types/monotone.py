@@ -27,7 +27,7 @@ from .pointvalue import Unevaluable as _Unevaluable
 from .pointvalue import at as _at
 from .pointvalue import terms as _terms
 from .pointvalue import value as _value
-from .poly import Opaque
+from .poly import Opaque, window_form
 
 __all__ = ["bounds", "box_of", "decided", "narrowed", "proves"]
 
@@ -154,29 +154,17 @@ _SEARCH = object()  # (_window_least: no closed form, search)
 
 def _window_least(g: tuple | int, s: Hashable, sign: int) -> int | None | object:
     """:func:`_least` in closed form where ``g`` is ``k*((s + t)//d) + c`` or ``k*s + c``
-    (``0 <= t < d``: a window's size, as the Dim algebra writes it) with ``sign*k > 0``:
-    ``K*F + C >= 0`` (``K = sign*k``; ``C = c``, or ``-c - 1`` for ``g <= -1``) holds
-    from ``F >= m = ceil(-C/K)`` on, and ``(s + t)//d >= m`` from ``s = m*d - t`` on.
-    _SEARCH for any other ``g``."""
-    if isinstance(g, int) or len(g) > 2 or len(g) == 2 and g[1][0]:
+    (:func:`~.poly.window_form`) with ``sign*k > 0``: ``K*F + C >= 0`` (``K = sign*k``; ``C =
+    c``, or ``-c - 1`` for ``g <= -1``) holds from ``F >= m = ceil(-C/K)`` on, and ``(s +
+    t)//d >= m`` from ``s = m*d - t`` on. _SEARCH for any other ``g``."""
+    form = window_form(g)
+    if form is None or form[0] != s or sign * form[1] <= 0:
         return _SEARCH
-    (mono, k), c = g[0], g[1][1] if len(g) == 2 else 0
-    if len(mono) != 1 or mono[0][1] != 1 or sign * k <= 0:
-        return _SEARCH
-    atom, d, t = mono[0][0], 1, 0
-    if isinstance(atom, Opaque):
-        if atom.op != "//":
-            return _SEARCH
-        inner, d = atom.args
-        if type(d) is not int or d < 1 or isinstance(inner, int) or len(inner._terms) > 2:
-            return _SEARCH
-        (m, one), t = inner._terms[0], inner._terms[1][1] if len(inner._terms) == 2 else 0
-        atom = m[0][0]
-        if len(inner._terms) == 2 and inner._terms[1][0] or one != 1 or len(m) != 1 or \
-                m[0][1] != 1 or not 0 <= t < d:
-            return _SEARCH
-    if atom != s:
-        return _SEARCH
+    return _form_least(form, sign)
+
+
+def _form_least(form: tuple, sign: int) -> int | None:
+    _, k, d, t, c = form
     least = max(0, -((c if sign > 0 else -c - 1) // (sign * k)) * d - t)
     return least if least <= LIMIT - 1 else None
 
@@ -306,6 +294,11 @@ def _fact_parts(fact: tuple) -> tuple:
                 out.append(NO_SIZES)
                 break
             continue
+        form = window_form(_terms(g))
+        if form is not None and form[1] > 0:  # (a window's size, rising in its one
+            least = _form_least(form, 1)  # symbol: what _half finds, its least in closed
+            out.append((form[0], (1, 0) if least is None else (least, None)))  # form,
+            continue  # without the walks for its symbols and its trend)
         symbols = _symbols(g, set())
         if len(symbols) != 1:
             out.append(None)

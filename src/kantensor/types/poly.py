@@ -23,7 +23,7 @@ __all__ = ["MAX_COEFFICIENT_BITS", "MAX_PRODUCT_PAIRS", "MAX_TERMS", "Atom", "Mo
            "Opaque", "Private", "Terms", "add", "atom_key", "canonical",
            "check_power", "check_product", "divide", "lone_atom", "mul", "ordered_args",
            "poly_key", "power_bound", "product_bound", "render", "split", "terms_by_size",
-           "window"]
+           "window", "window_form"]
 
 MAX_TERMS: Final = 1_000
 """Most terms of a polynomial a product or a power may expand to (checked before)."""
@@ -330,6 +330,32 @@ def window(terms: Terms, b: int) -> tuple[Terms, int, int, int] | None:
             return None
     q, u = divmod(c, b)
     return inner, u * d, d * b, q
+
+
+def window_form(g: Terms | int) -> tuple | None:
+    """``(s, k, d, t, c)`` where the terms ``g`` are ``k*((s + t)//d) + c`` (``0 <= t <
+    d``; ``d`` 1 and ``t`` 0 for ``k*s + c``) over one symbol ``s``: a window's size as
+    the Dim algebra writes it (what :func:`window` divides further), read once for the
+    questions about it (:mod:`.monotone`, :mod:`.factbox`, :mod:`.factsform`); None for
+    any other ``g``."""
+    if isinstance(g, int) or len(g) > 2 or len(g) == 2 and g[1][0]:
+        return None
+    (mono, k), c = g[0], g[1][1] if len(g) == 2 else 0
+    if len(mono) != 1 or mono[0][1] != 1:
+        return None
+    atom, d, t = mono[0][0], 1, 0
+    if isinstance(atom, Opaque):
+        if atom.op != "//":
+            return None
+        inner, d = atom.args
+        if type(d) is not int or d < 1 or isinstance(inner, int) or len(inner._terms) > 2:
+            return None
+        (m, one), t = inner._terms[0], inner._terms[1][1] if len(inner._terms) == 2 else 0
+        atom = m[0][0]
+        if len(inner._terms) == 2 and inner._terms[1][0] or one != 1 or len(m) != 1 or \
+                m[0][1] != 1 or not 0 <= t < d or isinstance(atom, Opaque):
+            return None
+    return atom, k, d, t, c
 
 
 def divide(terms: Terms, divisor: Terms) -> dict[Monomial, int] | None:
