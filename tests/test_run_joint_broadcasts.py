@@ -178,3 +178,22 @@ def test_unknown_and_named_sizes_each_one_or_the_result(name, inputs):
             assert got == (wanted,), wanted
         else:
             assert got in ((), None), wanted
+
+
+@pytest.mark.parametrize(("clause", "meets"), [("n > 5", lambda n: n > 5),
+                                               ("n > 1", lambda n: n > 1)])
+def test_long_chain_with_a_clause_on_its_last_name(clause, meets):
+    """``[n_i]*[n_{i+1}]`` of ``[2]`` for i < 24 and a where-clause on ``n24``: every
+    ``n_i`` is 1 or 2, so ``n24 > 5`` holds nowhere. The values of a name failing a
+    condition over it alone are dropped before the search (which otherwise spent its
+    budget on the other 24 names and refused to answer): ``run`` gives none, decided.
+    Judged by NumPy on the last link: some ``a``, ``b`` in :data:`SIZES` with ``[a]*[b]``
+    of ``[2]`` and ``b`` meeting the clause (all other names 2)."""
+    length = 24
+    over = kt.relation(f"(n)->(n) where {clause}")
+    goals = [kt.relation(kt.mul)(_type("float32", (f"n{i}",)),
+                                 _type("float32", (f"n{i + 1}",)),
+                                 kt.pattern(var(), (2,))) for i in range(length)]
+    goals.append(over(_type("float32", (f"n{length}",)), var()))
+    truth = any(meets(b) and (2,) in _given([(a,), (b,)]) for a in SIZES for b in SIZES)
+    assert len(run(1, var(), *goals)) == (1 if truth else 0)

@@ -86,7 +86,7 @@ class Broadcast(Constraint):
         out = self._check(s, pending)
         if out is None or not any(type(walk(v, out[0])) is Symbol for v in self.sizes):
             return out
-        return out if jointly(out[0], (self, *pending)) else None
+        return out if _jointly_once(out[0], (self, *pending)) else None
 
     def _check(self, s: dict, pending: tuple) -> Progress:
         values = [walk(v, s) for v in self.sizes]
@@ -162,6 +162,29 @@ MAX_JOINT = 4096
 MAX_NAMES = 256
 
 
+#: The verdicts of :func:`jointly` last given, by the substitution's and the
+#: constraints' identities (each check of a round of pending constraints asks again of
+#: the same substitution); each keeps them, so no identity is reused while it is here.
+_VERDICTS: dict = {}
+
+#: The most verdicts :data:`_VERDICTS` keeps (the oldest dropped first).
+MAX_VERDICTS = 64
+
+
+def _jointly_once(s: dict, constraints: tuple) -> bool:
+    """:func:`jointly`, asked once per substitution and set of constraints (a
+    substitution is never changed in place: a binding copies it)."""
+    key = (id(s), len(s), frozenset(map(id, constraints)))
+    kept = _VERDICTS.get(key)
+    if kept is not None:
+        return kept[2]
+    verdict = jointly(s, constraints)
+    if len(_VERDICTS) >= MAX_VERDICTS:
+        del _VERDICTS[next(iter(_VERDICTS))]
+    _VERDICTS[key] = (s, constraints, verdict)
+    return verdict
+
+
 def jointly(s: dict, constraints: Iterable[Any]) -> bool:
     """Whether the broadcasts among ``constraints`` whose result is an int and whose
     sizes are ints or named sizes hold together at some values of those named sizes
@@ -196,9 +219,17 @@ def jointly(s: dict, constraints: Iterable[Any]) -> bool:
     if not (shared or conditions or facts or said):
         return True  # (each name in one broadcast, no condition: each holds alone)
     stated += conditions
+    alone: dict = {}  # (the tests over one named size: its values failing them dropped)
+    for names, test in stated:
+        if len(names) == 1:
+            alone.setdefault(next(iter(names)), []).append(test)
     for dim, dom in domains.items():
-        domains[dim] = [k for k in sorted(dom) if not (facts or dim in said) or
-                        decide_equal(s, dim, k) is not False]
+        tests = alone.get(dim, ())
+        domains[dim] = [k for k in sorted(dom) if (not (facts or dim in said) or
+                        decide_equal(s, dim, k) is not False) and
+                        all(test({dim: k}) for test in tests)]
+        if not domains[dim]:
+            return False  # (no value of this named size meets its own conditions)
     budget = [MAX_JOINT * 4]  # (the values tried in all its groups)
     return all(_holds_somewhere(group, domains, budget) for group in _linked(stated))
 
@@ -221,16 +252,17 @@ def _conditions(constraints: tuple, s: dict, names: set) -> list:
         symbols = free_symbols(diff) if isinstance(diff, Dim) else set()
         if symbols and all(isinstance(x, str) for x in symbols) and \
                 (held := {Dim(x) for x in symbols}) <= names:
-            found.append((held, _condition_holds(diff, op)))
+            found.append((held, _condition_holds(diff, op, held)))
     return found
 
 
-def _condition_holds(diff: DimLike, op: str) -> Callable[[dict], bool]:
-    """The test of ``diff op 0``: False only where its value is an int that fails it
-    (a value left open, or none, is left to the condition itself)."""
+def _condition_holds(diff: DimLike, op: str, held: set) -> Callable[[dict], bool]:
+    """The test of ``diff op 0`` over the named sizes ``held``: False only where its
+    value is an int that fails it (a value left open, or none, is left to the
+    condition itself)."""
     def holds(at: dict) -> bool:
         try:
-            value = substitute(diff, {str(d): k for d, k in at.items()})
+            value = substitute(diff, {str(d): at[d] for d in held})
         except ZeroDivisionError:
             return True
         return not isinstance(value, int) or COMPARE[op](value, 0)
@@ -273,20 +305,26 @@ def _holds_somewhere(group: list, domains: dict, budget: list) -> bool:
         due[max(place[d] for d in names)].append(test)
     tries = [MAX_JOINT]
 
-    def assign(i: int, at: dict) -> bool | None:
-        for k in domains[order[i]]:
-            tries[0] -= 1
-            budget[0] -= 1
-            if tries[0] < 0 or budget[0] < 0:
-                return None  # (not judged)
-            there = {**at, order[i]: k}
-            if all(test(there) for test in due[i]):
-                found = True if i + 1 == len(order) else assign(i + 1, there)
-                if found is not False:
-                    return found
-        return False
+    at: dict = {}  # (the values given so far: one dict, each entry undone on return)
 
-    return assign(0, {}) is not False
+    def assign(i: int) -> bool | None:
+        dim = order[i]
+        try:
+            for k in domains[dim]:
+                tries[0] -= 1
+                budget[0] -= 1
+                if tries[0] < 0 or budget[0] < 0:
+                    return None  # (not judged)
+                at[dim] = k
+                if all(test(at) for test in due[i]):
+                    found = True if i + 1 == len(order) else assign(i + 1)
+                    if found is not False:
+                        return found
+            return False
+        finally:
+            at.pop(dim, None)
+
+    return assign(0) is not False
 
 
 def _judged(c: Broadcast, s: dict) -> bool:
