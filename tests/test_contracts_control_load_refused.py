@@ -16,12 +16,10 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor.onnx as ko
 import ortrun
 from kantensor import TypeInferenceError
+from onnxparts import i64
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
-
-def _i64(name, value):
-    return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
 def _node(op, inputs, outputs=("t",), **attrs):
@@ -31,17 +29,17 @@ def _node(op, inputs, outputs=("t",), **attrs):
 #: node kind -> (the nodes making ``t`` from ``x: float[N]``, their constants, and
 #: whether the constants may stand in the subgraph as a Constant node)
 REFUSED_AT_LOAD = {
-    "Squeeze axis 5": ([_node("Squeeze", ["x", "k"])], [_i64("k", [5])]),
+    "Squeeze axis 5": ([_node("Squeeze", ["x", "k"])], [i64("k", [5])]),
     "Transpose perm [0, 0]": ([_node("Transpose", ["x"], perm=[0, 0])], []),
-    "ConstantOfShape [-1]": ([_node("ConstantOfShape", ["k"])], [_i64("k", [-1])]),
+    "ConstantOfShape [-1]": ([_node("ConstantOfShape", ["k"])], [i64("k", [-1])]),
     "ConstantOfShape of a Constant [-1]": (
-        [_node("Constant", [], ["k"], value=_i64("v", [-1])), _node("ConstantOfShape", ["k"])],
+        [_node("Constant", [], ["k"], value=i64("v", [-1])), _node("ConstantOfShape", ["k"])],
         []),
     "Concat axis 3": ([_node("Concat", ["x", "x"], axis=3)], []),
-    "Gather axis 2": ([_node("Gather", ["x", "k"], axis=2)], [_i64("k", [0])]),
-    "Reshape [-1, -1]": ([_node("Reshape", ["x", "k"])], [_i64("k", [-1, -1])]),
-    "Tile [-1]": ([_node("Tile", ["x", "k"])], [_i64("k", [-1])]),
-    "Unsqueeze [0, 0]": ([_node("Unsqueeze", ["x", "k"])], [_i64("k", [0, 0])]),
+    "Gather axis 2": ([_node("Gather", ["x", "k"], axis=2)], [i64("k", [0])]),
+    "Reshape [-1, -1]": ([_node("Reshape", ["x", "k"])], [i64("k", [-1, -1])]),
+    "Tile [-1]": ([_node("Tile", ["x", "k"])], [i64("k", [-1])]),
+    "Unsqueeze [0, 0]": ([_node("Unsqueeze", ["x", "k"])], [i64("k", [0, 0])]),
     "OneHot depth 0": ([_node("OneHot", ["zero", "zero", "v"])],
                        [numpy_helper.from_array(np.array([0, 1], np.float32), "v")]),
 }
@@ -57,11 +55,11 @@ SAID = {"Squeeze axis 5": "axis 5 is out of bounds for a tensor of dimension 1",
         "Unsqueeze [0, 0]": r"repeated axis in \(0, 0\)",
         "OneHot depth 0": "depth 0 is below 1"}
 FAILS_WHERE_RUN = {
-    "Split [-2, 2]": ([_node("Split", ["x", "k"], ["t", "u"], axis=0)], [_i64("k", [-2, 2])]),
-    "TopK -1": ([_node("TopK", ["x", "k"], ["t", "u"])], [_i64("k", [-1])]),
-    "Expand [-3]": ([_node("Expand", ["x", "k"])], [_i64("k", [-3])]),
+    "Split [-2, 2]": ([_node("Split", ["x", "k"], ["t", "u"], axis=0)], [i64("k", [-2, 2])]),
+    "TopK -1": ([_node("TopK", ["x", "k"], ["t", "u"])], [i64("k", [-1])]),
+    "Expand [-3]": ([_node("Expand", ["x", "k"])], [i64("k", [-3])]),
     "Range step 0": ([_node("Range", ["ra", "rb", "rc"], ["r"]), _node("Cast", ["r"], to=F)],
-                     [_i64("ra", 0), _i64("rb", 3), _i64("rc", 0)]),
+                     [i64("ra", 0), i64("rb", 3), i64("rc", 0)]),
 }
 
 
@@ -69,7 +67,7 @@ def _model(nodes, inputs, output, constants):
     g = helper.make_graph(
         [_node("Shape", ["x"], ["s"]), _node("Gather", ["s", "zero"], ["n"], axis=0),
          *nodes], "g", [helper.make_tensor_value_info("x", F, ["N"])], [output],
-        [_i64("zero", 0), _i64("two", 2), numpy_helper.from_array(np.array(True), "true"),
+        [i64("zero", 0), i64("two", 2), numpy_helper.from_array(np.array(True), "true"),
          *constants])
     return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 

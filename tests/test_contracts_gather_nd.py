@@ -18,10 +18,7 @@ from onnx import TensorProto, helper, numpy_helper
 import kantensor.onnx as ko
 import ortrun
 from differential import count
-
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
+from onnxparts import i64
 
 
 def _model(start: int = 0, table: tuple | None = None, where: bool = False,
@@ -55,8 +52,8 @@ def _model(start: int = 0, table: tuple | None = None, where: bool = False,
         helper.make_node("Concat", ["rows_u", "cols_u"], ["tuples"], axis=-1),
         helper.make_node("GatherND", ["data", "tuples"], ["out"], name="index"),
     ]
-    inits = [_i64("zero", 0), _i64("one", 1), _i64("start", start), _i64("first", [0]),
-             _i64("last", [1]), _i64("minus_one", [-1])]
+    inits = [i64("zero", 0), i64("one", 1), i64("start", start), i64("first", [0]),
+             i64("last", [1]), i64("minus_one", [-1])]
     inputs = [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", "S"])]
     if mask:
         nodes.insert(1, helper.make_node("ConstantOfShape", ["shape"], ["data"],

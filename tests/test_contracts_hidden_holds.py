@@ -25,26 +25,17 @@ import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count
+from onnxparts import early_exit_body, i64
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
 def _early_loop():
     """``y = Loop(N - 5, true)`` over ``x: float[N]``, its body ending the loop where
     ``i >= kk`` (an input), one float a run as its scan output; ``z = x[0 : len(y) -
     5]``."""
-    body = helper.make_graph(
-        [helper.make_node("Less", ["i", "kk"], ["c_out"]),
-         helper.make_node("Constant", [], ["f"],
-                          value=numpy_helper.from_array(np.array(1.0, np.float32), "v"))],
-        "body", [helper.make_tensor_value_info("i", I64, []),
-                 helper.make_tensor_value_info("c_in", B, [])],
-        [helper.make_tensor_value_info("c_out", B, []),
-         helper.make_tensor_value_info("f", F, [])])
+    body = early_exit_body()
     nodes = [helper.make_node("Shape", ["x"], ["shape"]),
              helper.make_node("Gather", ["shape", "zero"], ["n"], axis=0),
              helper.make_node("Sub", ["n", "five"], ["m"]),
@@ -52,7 +43,7 @@ def _early_loop():
              helper.make_node("Shape", ["y"], ["ys"]),
              helper.make_node("Sub", ["ys", "five1"], ["end"]),
              helper.make_node("Slice", ["x", "zero1", "end"], ["z"])]
-    inits = [_i64("zero", 0), _i64("five", 5), _i64("five1", [5]), _i64("zero1", [0]),
+    inits = [i64("zero", 0), i64("five", 5), i64("five1", [5]), i64("zero1", [0]),
              numpy_helper.from_array(np.array(True), "true")]
     graph = helper.make_graph(
         nodes, "g", [helper.make_tensor_value_info("x", F, ["N"]),

@@ -22,12 +22,10 @@ from differential import count
 from kantensor.onnx import size_conditions
 from kantensor.types.dim import Dim
 from kantensor.types.symbols import free_symbols, substitute
+from onnxparts import i64
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
 def _detector(then: str = "empty", classes: int = 1, top: int | None = None,
@@ -67,7 +65,7 @@ def _detector(then: str = "empty", classes: int = 1, top: int | None = None,
     for c in range(classes):
         row = "scores" if classes == 1 else f"row{c}"
         if classes > 1:
-            inits.append(_i64(f"c{c}", c))
+            inits.append(i64(f"c{c}", c))
             nodes.append(helper.make_node("Gather", ["scores", f"c{c}"], [row], axis=0))
         nodes += [helper.make_node("Greater", [row, "half"], [f"mask{c}"]),
                   helper.make_node("NonZero", [f"mask{c}"], [f"nz{c}"],
@@ -104,9 +102,9 @@ def _detector(then: str = "empty", classes: int = 1, top: int | None = None,
                          name="/Gather_35")]
     inits += [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
               numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
-              _i64("zero", 0), _i64("one", 1), _i64("axes0", [0]), _i64("axes01", [0, 1]),
-              _i64("axes1", [1]), _i64("twos", [2]), _i64("most", [1000]),
-              _i64("tops", [top or 0]), _i64("zeros", [0])]
+              i64("zero", 0), i64("one", 1), i64("axes0", [0]), i64("axes01", [0, 1]),
+              i64("axes1", [1]), i64("twos", [2]), i64("most", [1000]),
+              i64("tops", [top or 0]), i64("zeros", [0])]
     scores = ["N"] if classes == 1 else [classes, "N"]
     given = [helper.make_tensor_value_info("scores", F, scores),
              helper.make_tensor_value_info("all", F, ["N", 4])] if classes else [

@@ -18,26 +18,17 @@ import kantensor.onnx as ko
 import ortrun
 from differential import count
 from kantensor.onnx import size_conditions
+from onnxparts import early_exit_body, i64
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
 def _model(trips: str):
     """``y = Loop(M, true)`` over ``x: float[N]`` (``M``: ``min(N, 2**40)`` or ``N -
     5``), its body ending the loop where ``i >= kk``, one float a run its scan output;
     ``z = x[:len(y)]``."""
-    body = helper.make_graph(
-        [helper.make_node("Less", ["i", "kk"], ["c_out"]),
-         helper.make_node("Constant", [], ["f"],
-                          value=numpy_helper.from_array(np.array(1.0, np.float32), "v"))],
-        "body", [helper.make_tensor_value_info("i", I64, []),
-                 helper.make_tensor_value_info("c_in", B, [])],
-        [helper.make_tensor_value_info("c_out", B, []),
-         helper.make_tensor_value_info("f", F, [])])
+    body = early_exit_body()
     op = ("Min", ["n", "cap"]) if trips == "min" else ("Sub", ["n", "five"])
     nodes = [helper.make_node("Shape", ["x"], ["shape"]),
              helper.make_node("Gather", ["shape", "zero"], ["n"], axis=0),
@@ -45,7 +36,7 @@ def _model(trips: str):
              helper.make_node("Loop", ["m", "true"], ["y"], body=body),
              helper.make_node("Shape", ["y"], ["ys"]),
              helper.make_node("Slice", ["x", "zero1", "ys"], ["z"])]
-    inits = [_i64("zero", 0), _i64("zero1", [0]), _i64("cap", 2**40), _i64("five", 5),
+    inits = [i64("zero", 0), i64("zero1", [0]), i64("cap", 2**40), i64("five", 5),
              numpy_helper.from_array(np.array(True), "true")]
     graph = helper.make_graph(
         nodes, "g", [helper.make_tensor_value_info("x", F, ["N"]),

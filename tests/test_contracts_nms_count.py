@@ -11,15 +11,12 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 import kantensor.onnx as ko
 import ortrun
 from differential import count
-
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
+from onnxparts import i64
 
 
 def _nms(shape_b: list, shape_s: list, gather: bool = False):
@@ -35,7 +32,7 @@ def _nms(shape_b: list, shape_s: list, gather: bool = False):
                      helper.make_tensor_value_info("scores", TensorProto.FLOAT, shape_s)],
         [helper.make_tensor_value_info("kept" if gather else "sel", TensorProto.FLOAT
                                        if gather else TensorProto.INT64, None)],
-        [_i64("most", [1000]), _i64("two", 2), _i64("zero", [0])])
+        [i64("most", [1000]), i64("two", 2), i64("zero", [0])])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
     return model

@@ -17,12 +17,10 @@ import kantensor as kt
 import kantensor.onnx as ko
 import ortrun
 from differential import count
+from onnxparts import i64
 
 F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
 
-
-def _i64(name: str, value) -> TensorProto:
-    return numpy_helper.from_array(np.array(value, np.int64), name)
 
 
 def _branch(nodes: list, out: str, name: str) -> object:
@@ -42,7 +40,7 @@ _COUNT = [helper.make_node("Greater", ["s", "half"], ["mask"]),  # idx = nonzero
           helper.make_node("NonZero", ["mask"], ["nz"], name="/NonZero"),
           helper.make_node("Squeeze", ["nz", "axes0"], ["idx"])]
 _COUNT_INITS = [numpy_helper.from_array(np.array(0.5, np.float32), "half"),
-                _i64("axes0", [0]), _i64("z1", [0])]
+                i64("axes0", [0]), i64("z1", [0])]
 
 
 def _sliced_or_gathered():
@@ -166,8 +164,8 @@ def test_a_nms_count_reshaped_in_a_branch():
                            helper.make_tensor_value_info("sc", F, ["M"]),
                            helper.make_tensor_value_info("c", B, [])],
                    [numpy_helper.from_array(np.array([0.5], np.float32), "iou"),
-                    _i64("axes0", [0]), _i64("axes01", [0, 1]), _i64("axes1", [1]),
-                    _i64("twos", [2]), _i64("most", [1000]), _i64("four", [4])], ("out",))
+                    i64("axes0", [0]), i64("axes01", [0, 1]), i64("axes1", [1]),
+                    i64("twos", [2]), i64("most", [1000]), i64("four", [4])], ("out",))
     _, outputs = ko.from_onnx(model)
     assert str(outputs[0].type) == "float32[If_5,4]", outputs[0].type
     for contract in (ko.contract(model), kt.contract(outputs)):
