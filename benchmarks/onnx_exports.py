@@ -249,7 +249,8 @@ def export(out: Path, only: list[str]) -> None:
     try:
         import torch
     except ImportError:
-        print("torch is not installed: nothing exported (pip install torch==2.13.0)")
+        print("torch is not installed: nothing exported (in a separate venv: pip install "
+              "torch==2.14.1 torchvision==0.29.1 transformers onnxscript; see docs/onnx.rst)")
         return
     models: dict[str, Callable] = {}
     for name, source in (("transformers", _transformers_models),
