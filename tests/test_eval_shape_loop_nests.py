@@ -5,7 +5,7 @@ a loop over ``x.shape[0]``): each number of turns a case, each run a build per t
 Before, every build's relation asked :func:`kantensor.logic.dims.nowhere` of its waiting
 equations (an update's ``y0 == a0``) over fresh logic variables, so the prover's memo
 missed at every build: the ``out[i, j] = ...`` nest took 4 s of CPU (33 s profiled),
-nearly all of it proving the same thing again. The question is now asked over
+more than half of it proving the same thing again. The question is now asked over
 stand-ins (:mod:`kantensor.logic.standins`) and its verdict remembered. Judged here by
 NumPy at sizes that all differ; and the runs of one call turn such loops at most
 ``loops.MAX_LOOP_TURNS`` times in all (a deeper nest is refused at its line)."""
