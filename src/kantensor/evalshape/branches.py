@@ -27,7 +27,7 @@ from ..types.dim import Dim, DimLike
 from ..types.dimorder import asked_positive, decided, divided, divides, equal, ordered, powered
 from ..types.facts import EMPTY, Facts
 from .located import Site
-from .loops import BranchError
+from .loops import BranchError, Budget
 from .patches import FORWARDERS
 from .trace import ANSWER, current
 
@@ -71,8 +71,10 @@ class Path:
     """One run's answers: those forced (``prefix``), then True for each new comparison
     the facts (``facts``, from ``given`` and the answers so far) do not decide."""
 
-    def __init__(self, prefix: list[bool], given: Facts = EMPTY):
+    def __init__(self, prefix: list[bool], given: Facts = EMPTY, budget: Budget | None = None):
         self.prefix = prefix
+        #: The turns of loops over sizes the runs took so far (shared by them: :mod:`.loops`).
+        self.budget = Budget() if budget is None else budget
         self.taken: list[Condition] = []  # as answered (negated when answered False)
         self.choices: list[bool] = []
         self.facts = given
@@ -165,8 +167,9 @@ def explore(run: Callable[[Path], Any], given: Facts = EMPTY
     raises (the outcome is then the exception). ``given``: facts every run starts from."""
     prefix: list[bool] | None = []
     cases = 0
+    budget = Budget()
     while prefix is not None:
-        path = Path(prefix, given)
+        path = Path(prefix, given, budget)
         try:
             outcome: Any = run(path)
         except BranchError:

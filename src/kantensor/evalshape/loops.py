@@ -20,7 +20,9 @@ A loop over a second size inside a loop over a first, both undecided (``for i in
 range(A): for j in range(B):``), would make a case of each pair of turn counts: more
 than :data:`~.branches.MAX_CASES`, each traced again from the start. Where the inner
 loop's first undecided turn opens such a size, the trace stops there with
-:class:`BranchError`, the refusal the cases would end in.
+:class:`BranchError`, the refusal the cases would end in. And the runs of one call
+turn such loops at most :data:`MAX_LOOP_TURNS` times in all (:class:`Budget`): a deeper
+nest over one size is that error too, at the turn past it, so that any nest ends soon.
 """
 
 from __future__ import annotations
@@ -44,11 +46,23 @@ from .trace import current
 
 #: Most turns of a loop over ``range`` of a size that a case runs.
 MAX_TURNS = 16
+#: Most turns of loops over sizes that the runs of one :func:`~.branches.explore` take in
+#: all (a nest of ``d`` loops over one size turns up to ``16**d`` times in a run, and
+#: each case runs it again: three deep, 20,146 turns in all, typed; four deep, refused).
+MAX_LOOP_TURNS = 32768
 
 
 class BranchError(TypeError):
     """A program whose branches on sizes cannot be split into cases (too many, or a
     loop whose number of turns is a symbolic size)."""
+
+
+class Budget:
+    """The turns the runs of one :func:`~.branches.explore` took of loops over sizes:
+    past :data:`MAX_LOOP_TURNS`, the trace stops (module docstring)."""
+
+    def __init__(self) -> None:
+        self.taken = 0
 
 
 class _Loop:
@@ -122,8 +136,24 @@ def _turns(start: Any, stop: Any, step: int, path: Any, loop: _Loop) -> Iterator
                 f"a loop over range({start}, {stop}, {step}) turns more than {MAX_TURNS} "
                 f"times here: eval_shape types each number of turns up to {MAX_TURNS} as a "
                 "case; give that size as an int"))
+        if path is not None:
+            _spend(path, start, stop, step)
         yield value
         value, done = value + step, done + 1
+
+
+def _spend(path: Any, start: Any, stop: Any, step: int) -> None:
+    """One more turn of the runs' loops over sizes: past :data:`MAX_LOOP_TURNS` in all,
+    the trace stops with :class:`BranchError` naming this loop and its line."""
+    path.budget.taken += 1
+    if path.budget.taken > MAX_LOOP_TURNS:
+        site = _site(current())
+        at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
+        raise path.stop(BranchError(
+            f"more than {MAX_LOOP_TURNS} turns of loops over sizes in all the runs, the "
+            f"last of range({start}, {stop}, {step}){at}: eval_shape types each number of "
+            "turns as a case, and a nest of loops over a size turns its size to the power "
+            "of its depth in each; give that size as an int"))
 
 
 def marked(x: Variable, start: Any, stop: Any, step: int, numpy: bool = False) -> Variable:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from ..syntax import ast as A
@@ -21,9 +22,11 @@ from ..types.dim import Dim, DimLike, unknown
 from ..types.dimfacts import NO_SOLUTION
 from ..types.dimminmax import DIM_CALLS
 from ..types.divisors import size_divisors
+from ..types.facts import Facts
 from ..types.symbols import free_symbols, substitute
 from .oneunknown import candidates, solve_one
 from .quotients import named_values, no_divisor
+from .standins import standing_in
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, term_vars, walk
 from .wording import readable
@@ -307,6 +310,14 @@ def nowhere(diff: Dim, s: dict, pending: Iterable = ()) -> bool:
     stated = _stated(pending, s)
     if stated:
         facts = facts.with_(*stated)
+    return _refuted(standing_in(diff, facts), facts)
+
+
+@lru_cache(maxsize=4096)
+def _refuted(diff: Dim, facts: Facts) -> bool:
+    """:func:`nowhere` of ``diff`` under ``facts`` (those of the store and of the pending
+    constraints), remembered: a traced loop's builds ask it again and again, their fresh
+    unknowns renamed alike (:mod:`.standins`)."""
     if any(facts.decide((d, "==", 0)) is True for d in size_divisors(diff)):
         return True  # (no value: ``o == b//(a - b)`` beside ``a == b``)
     return facts.decide((diff, "==", 0)) is False or \
