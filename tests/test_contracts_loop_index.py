@@ -107,6 +107,30 @@ def test_a_condition_over_the_iteration_number_holds_at_each_iteration(body, row
     assert _judge(_walk(*body, row=row), _GRID, _xa, undecided=undecided) >= 36
 
 
+_BY_I = ([node("Unsqueeze", ["i", "zero1"], ["iv"]),
+          node("Concat", ["minus", "iv"], ["shape"], axis=0),
+          node("Reshape", ["x", "shape"], ["r"], allowzero=1),
+          node("ReduceSum", ["r"], ["row"], keepdims=0)], [const("minus", [-1])])
+
+
+def test_a_condition_that_divides_by_the_iteration_number_fails_where_it_is_0():
+    """A Reshape to ``[-1, i]`` (allowzero) needs ``(d*n) % i == 0``: at ``i = 0`` it
+    divides by 0, so it has no value and does not hold (as ``Condition.holds`` says; the
+    spec and onnxruntime refuse a 0 beside a -1 with allowzero). main raised
+    ZeroDivisionError from ``contract``: asking whether it is affine in ``i`` put ``i =
+    0`` in it, and so did stating it at each iteration of a known count. Now: of 3
+    iterations, no size is valid (onnxruntime refuses each); of ``m`` (the length of
+    ``a``), it is left to the data (not affine in ``i``), and ``i >= 1`` at ``i = 0``
+    makes every count but 0 invalid, exactly as onnxruntime.
+    (Of an empty ``x``, onnxruntime computes the -1 beside the 0, which the spec refuses:
+    docs/contracts.rst; those points are left out.)"""
+    grid = [p for p in _GRID if p["n"] >= 1]
+    walk = _walk(*_BY_I, trips=3, row=())
+    assert "0 != 0" in [str(a.clause) for a in ko.contract(walk).atoms]
+    assert _judge(walk, grid, _xa) == 0
+    assert _judge(_walk(*_BY_I, row=()), grid, _xa) == 33  # (m == 0)
+
+
 @pytest.mark.parametrize(("offset", "rows"), [(5, 2), (0, 0), (2, 2)])
 def test_a_body_that_fails_at_every_iteration_number_needs_no_iteration(offset, rows):
     """Row ``i + offset`` of ``rows`` rows fails at every ``i``: the body typed with
