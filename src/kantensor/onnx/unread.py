@@ -10,6 +10,7 @@ import onnx
 from .calls import call_plan
 from .intervals import input_bounds, stated
 from .registry import UnsupportedOp, lookup
+from .shared import FloatSize
 
 __all__ = ["of_sizes", "unread"]
 
@@ -57,7 +58,8 @@ def _captured(node: onnx.NodeProto) -> set[str]:
 def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
     """Notes for the contract: each node whose types depend on an input's value that is
     computed from sizes alone but not known when the model is read (a Reshape's shape
-    from a size cast to float and back, which is not folded). Its conditions on that
+    from a size cast to float and back, which is not folded; a Range's delta cast to
+    float, which its builder does not read). Its conditions on that
     value (a volume, entries >= 0) are checked when the model runs, so ``holds`` is
     undecided where every atom holds. A value of the data (a graph input's) is the
     data's business, and so are a Gather's indices of unknown interval:
@@ -84,9 +86,10 @@ def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
             if bounds is not None and stated(input_bounds(reader, entry, node.input)[
                     entry.bounded.index(k)]):  # (GatherND's columns: what it needs of
                 continue  # them is stated exactly)
-            known = reader.value(source)
+            known = reader.value(source)  # (a float of sizes, FloatSize, is folded, but
+            # no builder reads one: it takes the value as not known, .values.as_param)
             if known is None or (known.dtype == object and any(
-                    e is None for e in known.ravel().tolist())):
+                    e is None or isinstance(e, FloatSize) for e in known.ravel().tolist())):
                 notes.append(f"node {node.name or node.op_type!r} ({node.op_type}): its "
                              f"{name} is computed from sizes but not known when the model "
                              "is read, so what it needs of it is checked when the model "
