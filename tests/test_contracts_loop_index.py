@@ -131,6 +131,34 @@ def test_a_condition_that_divides_by_the_iteration_number_fails_where_it_is_0():
     assert _judge(_walk(*_BY_I, row=()), grid, _xa) == 33  # (m == 0)
 
 
+_CAST_BACK = ([node("Shape", ["x"], ["s"]), node("Gather", ["s", "zero1"], ["n1"]),
+               node("Cast", ["n1"], ["n32"], to=6), node("Cast", ["n32"], ["nb"], to=7),
+               node("Concat", ["nb", "minus"], ["shape"], axis=0),
+               node("Add", ["shape", "bump"], ["shape1"]),
+               node("Reshape", ["x", "shape1"], ["r"]),
+               node("ReduceSum", ["r"], ["row"], keepdims=0)],
+              [const("minus", [-1]), const("bump", [1, 0])])
+_FLOAT_DELTA = ([node("Shape", ["x"], ["s"]), node("Gather", ["s", "axis_0"], ["n0"]),
+                 node("Cast", ["n0"], ["nf"], to=1), node("Cast", ["i"], ["delta"], to=1),
+                 node("Cast", ["zero0"], ["start"], to=1),
+                 node("Range", ["start", "nf", "delta"], ["r"]),
+                 node("ReduceSum", ["r"], ["row"], keepdims=0)], [const("zero0", 0)])
+
+
+@pytest.mark.parametrize(("body", "what"), [(_CAST_BACK, "shape"), (_FLOAT_DELTA, "limit")])
+def test_a_body_value_computed_from_sizes_but_not_known_is_noted(body, what):
+    """A body's Reshape to ``[int64(int32(n)) + 1, -1]`` (a cast and back is not folded),
+    a Range of delta ``float(i)`` (0 at the first iteration; no builder reads a float of
+    sizes): what they need of those values was not stated, and the contract, which
+    noted only the main graph's such nodes, said valid where onnxruntime refuses (the
+    volume is not divisible, the delta is 0). The subgraph's are noted too now: never
+    valid where onnxruntime refuses."""
+    walk = _walk(*body, trips=2, row=())
+    notes = " ".join(ko.contract(walk).notes)
+    assert f"its {what} is computed from sizes but not known" in notes, notes
+    _judge(walk, _GRID, _xa, undecided=None)
+
+
 @pytest.mark.parametrize(("offset", "rows"), [(5, 2), (0, 0), (2, 2)])
 def test_a_body_that_fails_at_every_iteration_number_needs_no_iteration(offset, rows):
     """Row ``i + offset`` of ``rows`` rows fails at every ``i``: the body typed with
