@@ -319,3 +319,22 @@ def test_one_choice_made_by_two_nodes_is_read_again_where_it_fails():
     assert "DSL: where N >= 1, D <= 2" in str(ko.contract(model))
     stats = _judged(model, "ND", [(2, 0), (1, 2), (0, 1), (3, 4), (2, 5), (1, 3)])
     assert stats["onnxruntime ran"] == 2 and stats["contract agreed"] == 6, stats
+
+
+def test_a_range_whose_delta_is_a_size_cast_to_float_leaves_the_contract_undecided():
+    """``Range(0.0, float(N), float(S))``: a size cast to float is folded (a FloatSize),
+    but no builder reads a float of sizes, so Range took its delta as not known and
+    stated nothing, and the value, being folded, was not noted as unread: the contract
+    said every size valid, where onnxruntime refuses a delta of 0 (``S == 0``). It says
+    undecided now, in a note naming the node (main: valid at every point)."""
+    nodes = _sizes("NS") + [
+        helper.make_node("Gather", ["i_shape", "one"], ["i_s"], axis=0),
+        helper.make_node("Cast", ["i_n"], ["f_n"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["i_s"], ["f_s"], to=TensorProto.FLOAT),
+        helper.make_node("Cast", ["zero"], ["f_0"], to=TensorProto.FLOAT),
+        helper.make_node("Range", ["f_0", "f_n", "f_s"], ["y"], name="range_y")]
+    model = _model(nodes, "NS", {"zero": 0, "one": 1, "axis0": [0]})
+    notes = " ".join(ko.contract(model).notes)
+    assert "'range_y' (Range): its limit is computed from sizes but not known" in notes
+    stats = _judged(model, "NS", [(2, 3), (3, 0), (0, 0), (4, 1), (1, 2)])
+    assert stats["contract undecided"] == 5 and stats["onnxruntime refused"] == 2, stats

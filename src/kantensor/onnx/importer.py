@@ -124,6 +124,8 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
         self.notes: dict[str, Any] = {}  # name -> why a size of its type is unknown
         self.constants: set[str] = set()  # Constants' outputs whose Variables wait
         self.counts = DataSizes() if parent is None else parent.counts  # (.datasizes)
+        self.unread_notes: list[str] = [] if parent is None else \
+            parent.unread_notes  # (a subgraph's, .unread.graph_unread)
         self.repeats: dict[str, Any] = {}  # op type -> its last template (.repeats)
 
     def read(self) -> tuple[list[Variable], list[Variable]]:

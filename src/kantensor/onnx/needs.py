@@ -31,7 +31,8 @@ undecided where it matters). A Loop's iteration number ``i`` runs over ``0 .. it
 1``: a comparison affine in ``i`` alone among the changing sizes (a Gather's ``x[i + 2]``
 needs ``i + 3 <= n``) holds at every ``i`` exactly where it holds at both ends, so it is
 stated there (``iters == 0 or (3 <= n and iters + 2 <= n)``, :func:`at_ends`); any other
-at each ``i`` where the count is a known int (at most :data:`MAX_ENUMERATED`). A body
+at each ``i`` where the count is a known int (at most :data:`MAX_ENUMERATED`; one that
+divides by ``i``, a Reshape's ``-1`` beside ``i``, fails at ``i = 0``). A body
 that cannot be typed with ``i`` a size (:func:`refused_index`) needs no iteration where
 its relations hold at no ``i``, else leaves its iterations to the data. The Loop's own
 conditions over its body's sizes (``more``: each scan output one shape at every
@@ -239,8 +240,20 @@ def at_ends(c: Clause, j: Any, count: Any, changing: frozenset) -> Clause | tupl
         at = range(count)
     else:
         return c if isinstance(c, AnyOf) else (c,)
-    each = (c.substitute({j: k}) for k in at)
+    each = (_at(c, j, k) for k in at)
     return tuple(dict.fromkeys(e for e in each if not _always(e)))
+
+
+def _at(c: Clause, j: Any, k: Any) -> Clause:
+    """``c`` at the iteration number ``j = k``; a condition that divides by a size
+    that is 0 there has no value and does not hold (as :meth:`Condition.holds` says):
+    ``(a*b) % j == 0`` at ``j = 0`` is a condition that holds at no size."""
+    if isinstance(c, AnyOf):
+        return AnyOf(tuple(tuple(_at(x, j, k) for x in case) for case in c.cases), c.source)
+    try:
+        return c.substitute({j: k})
+    except ZeroDivisionError:
+        return Condition(0, "!=", 0, c.source)
 
 
 def _always(c: Clause) -> bool:
@@ -255,7 +268,10 @@ def _affine(c: Clause, j: Any) -> bool:
     if not isinstance(c, Condition):
         return False
     d, op = c.key
-    slope = substitute(d, {j: 1}) - substitute(d, {j: 0})
+    try:
+        slope = substitute(d, {j: 1}) - substitute(d, {j: 0})
+    except ZeroDivisionError:  # (a division by ``j``: not affine)
+        return False
     return op != "!=" and isinstance(slope, int) and \
         j not in free_symbols(d - slope * Dim(j))
 

@@ -22,6 +22,7 @@ from .protos import attribute_value, described, label, proto_type
 from .registry import UnsupportedOp
 from .shared import NotKnown
 from .structured import Structured
+from .unread import graph_unread
 
 #: The deepest a subgraph may lie in subgraphs (an If in a Loop's body is at depth 2): a
 #: Loop's body is read once or a few times (its symbolic typing, a fixpoint, the function
@@ -183,6 +184,8 @@ class Scope:
         sub.facts = self.facts
         sub.read_sources(formal, values)
         sub.read_nodes()
+        sub.unread_notes.extend(graph_unread(proto, sub))  # (its values computed from
+        # sizes but not known: the contract notes them, as the main graph's)
         return sub
 
     def handler(self, entry: OnnxOp, node: onnx.NodeProto) -> Structured | None:
