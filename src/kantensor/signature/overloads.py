@@ -10,6 +10,7 @@ from typing import Any
 
 from ..logic.broadcast import Broadcast
 from ..logic.dims import Compare, Equation, Expr
+from ..logic.rigid import assumed_of
 from ..logic.store import (
     Beyond,
     Constraint,
@@ -189,7 +190,9 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
     """What an alternative applied in ``s`` (with ``pending`` left) needs of ``sizes``,
     the inputs' unknown sizes (see :func:`refusals`)."""
     rep: dict[Any, Any] = {}  # a variable of s -> the input size it stands for
-    out = []
+    # the equalities of named sizes (with each other, or with ints) it needed: the
+    # alternative refuses where one fails (``(n),(n)->(n)`` on ``[a],[b]``: ``a != b``)
+    out = [_compare(_named(x), "==", _named(y)) for x, y in assumed_of(s)]
     for v in sizes:
         w = walk(v, s)
         if not isvar(w):
@@ -221,6 +224,11 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
         else:
             return None
     return out
+
+
+def _named(x: Any) -> Expr:
+    """A named size's Dim, or an int, as an expression of no logic variable."""
+    return Expr(x) if isinstance(x, int) else Expr(x, {})
 
 
 def _over(e: Expr, s: dict, rep: dict, defined: dict) -> Expr | None:
