@@ -289,6 +289,7 @@ CASES = [
     _case("halves X -> [a]", HALVES, [X], [T(a)], rank=1),
     _case("onto [a],[b] -> Z", ONTO, [T(a), T(b)], [Z], rank=1),
     _case("onto X,Y -> [a]", ONTO, [X, Y], [T(a)], rank=1),
+    _case("onto [3],Y -> Z", ONTO, [T(3), Y], [Z], rank=1),
     _case("floats X -> Z", FLOATS, [X], [Z], rank=1),
     _case("above [a//2] -> Z", ABOVE, [T(a // 2)], [Z], rank=1),
     _case("above X -> [a+1]", ABOVE, [X], [T(a + 1)], rank=1),

@@ -215,8 +215,12 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
                 return None
             out.append(_compare(*sides[:1], "==" if isinstance(c, Equation) else c.op,
                                 sides[1]))
-        elif isinstance(c, Broadcast) and isvar(o := walk(c.out, s)) and o not in rep and \
-                not any(o in term_vars(d.terms(), s) for d in pending if d is not c):
+        elif isinstance(c, Broadcast) and (
+                isvar(o := walk(c.out, s)) and o not in rep and
+                not any(o in term_vars(d.terms(), s) for d in pending if d is not c)
+                or type(o) is int and o != 1 and o in [walk(x, s) for x in c.sizes]):
+            # (a result that is one of the sizes, an int other than 1, is theirs wherever
+            # they broadcast: ``3`` beside an input's unknown size)
             values = [walk(x, s) for x in c.sizes]
             if any(isvar(x) and x not in rep for x in values):
                 return None
