@@ -69,8 +69,9 @@ MAX_REFUTE = 64
 
 
 def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
-    """Whether a broadcast whose sizes and result are all named sizes or ints (no
-    unknown) holds at no values of the names: NumPy's condition on them
+    """Whether a broadcast whose result is a named size and whose sizes are named sizes
+    or ints (no unknown) holds at no values of the names (:func:`jointly` judges those
+    whose result is an int, by their few values): NumPy's condition on them
     (:func:`.broadcastsizes.broadcast_onto`: each size is the result or 1, and one is
     the result unless it is 1) fails under the facts, the equalities recorded so far
     and the equations and where-clauses pending over named sizes only, case by case
@@ -138,6 +139,9 @@ class Broadcast(Constraint):
         out = self._check(s, pending)
         if out is None or not any(type(walk(v, out[0])) is Symbol for v in self.sizes):
             return out
+        if not out[1] and type(walk(self.out, out[0])) is Symbol and \
+                _refuted(self, out[0], pending):
+            return None
         return out if _jointly_once(out[0], (self, *pending)) else None
 
     def _check(self, s: dict, pending: tuple) -> Progress:
@@ -224,14 +228,13 @@ MAX_VERDICTS = 64
 
 
 def _jointly_once(s: dict, constraints: tuple) -> bool:
-    """:func:`jointly` and not :func:`_refuted` (of the first constraint, beside the
-    others), asked once per substitution and set of constraints (a substitution is
-    never changed in place: a binding copies it)."""
-    key = (id(s), len(s), id(constraints[0]), frozenset(map(id, constraints)))
+    """:func:`jointly`, asked once per substitution and set of constraints (a
+    substitution is never changed in place: a binding copies it)."""
+    key = (id(s), len(s), frozenset(map(id, constraints)))
     kept = _VERDICTS.get(key)
     if kept is not None:
         return kept[2]
-    verdict = not _refuted(constraints[0], s, constraints[1:]) and jointly(s, constraints)
+    verdict = jointly(s, constraints)
     if len(_VERDICTS) >= MAX_VERDICTS:
         del _VERDICTS[next(iter(_VERDICTS))]
     _VERDICTS[key] = (s, constraints, verdict)
