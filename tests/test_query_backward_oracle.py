@@ -40,9 +40,9 @@ DTYPES = ("bool", "int8", "float32")
 MAX_RANK = 2
 #: The values of the named sizes and the domain's sizes.
 SIZES = tuple(range(sizing.size("BACKWARD_SIZES", 4, 6)))
-#: The values an answer's own sizes take (a size of a domain type is at most 3, and an
-#: answer's sizes are never larger than a sum of two of those).
-OWN = tuple(range(2 * max(SIZES) + 3))
+#: The values an answer's own sizes take (a size of a domain type is at most max(SIZES), and an
+#: answer's own sizes here are never larger than a sum of three of those).
+OWN = tuple(range(3 * max(SIZES) + 4))
 #: Where an answer has no instance in the domain, its conditions are searched up to here.
 WIDE = tuple(range(16))
 
@@ -152,11 +152,13 @@ def instances(case: Case, answer: Any, own: Sequence[int]) -> list[tuple]:
                   for t in types]
         assert all(isinstance(d, int) and d >= 0 for s in shapes for d in s), \
             (case, answer, env, shapes)  # a size where the conditions hold is a size
-        choices = [sorted(set(t.dtype.dtypes) & set(case.dtypes)) if isinstance(t.dtype, OpenDType)
-                   else [t.dtype] for t in types]
-        for dtypes in itertools.product(*choices):
-            out.append((tuple(env[n] for n in names),
-                        tuple(kt.TensorType(d, s) for d, s in zip(dtypes, shapes, strict=True))))
+        opened = {t.dtype.name: t.dtype for t in types if isinstance(t.dtype, OpenDType)}
+        for dtypes in itertools.product(*[sorted(set(d.dtypes) & set(case.dtypes))
+                                          for d in opened.values()]):
+            at = dict(zip(opened, dtypes, strict=True))  # (one open dtype: one value)
+            out.append((tuple(env[n] for n in names), tuple(
+                kt.TensorType(at[t.dtype.name] if isinstance(t.dtype, OpenDType) else t.dtype,
+                              s) for t, s in zip(types, shapes, strict=True))))
     return out
 
 
