@@ -6,10 +6,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from ..types.conditions import AnyOf, Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
 from ..types.symbols import free_symbols, substitute
+from .broadcastsizes import broadcast_onto
 from .dims import COMPARE, Compare, Equation, definitions, open_unknowns, size_value
 from .rigid import assumed_of, decide_equal
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
@@ -61,6 +63,57 @@ def _min_of(x: DimLike, top: DimLike) -> bool:
         a == top or (isinstance(a, int) and a >= 1) for a in atom.args)
 
 
+#: The most cases :func:`_refuted` assumes in all (each a set of facts made): a
+#: hostile broadcast of many named sizes stays bounded, and is then not refuted.
+MAX_REFUTE = 64
+
+
+def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
+    """Whether a broadcast whose result is a named size and whose sizes are named sizes
+    or ints (no unknown) holds at no values of the names (:func:`jointly` judges those
+    whose result is an int, by their few values): NumPy's condition on them
+    (:func:`.broadcastsizes.broadcast_onto`: each size is the result or 1, and one is
+    the result unless it is 1) fails under the facts, the equalities recorded so far
+    and the equations and where-clauses pending over named sizes only, case by case
+    (``2*b`` onto ``2*b + 1``: ``2*b == 1`` has no int root; ``[a] + [b]`` onto ``a + b +
+    1``: ``a == 1`` and ``b == 1`` leave ``3 == 1``), within :data:`MAX_REFUTE` cases
+    assumed. :func:`jointly` tries values, which never refutes a condition over sizes
+    that grow without bound. False where it is not shown (kept, never a guess)."""
+    values = [walk(v, s) for v in (*c.sizes, c.out)]
+    if any(isvar(v) and type(v) is not Symbol for v in values):
+        return False
+    dims = [v.dim if type(v) is Symbol else v for v in values]
+    stated = [Condition(x, "==", y) for x, y in assumed_of(s)]
+    for d in pending:
+        if isinstance(d, Equation) or isinstance(d, Compare) and not d.otherwise:
+            try:
+                left, right = d.left.value(s), d.right.value(s)
+            except ZeroDivisionError:
+                continue
+            if all(isinstance(x, str) for x in free_symbols(left) | free_symbols(right)):
+                stated.append(Condition(left, "==" if isinstance(d, Equation) else d.op,
+                                        right))
+    clauses = [clause.cases if isinstance(clause, AnyOf) else ((clause,),)
+               for clause in broadcast_onto(dims[:-1], dims[-1])]
+    budget = [MAX_REFUTE]
+
+    def nowhere(facts: Facts, k: int) -> bool:
+        if k == len(clauses):
+            return False  # every clause has a case that may hold (as far as shown)
+        for case in clauses[k]:
+            if any(facts.decide(x) is False for x in case):
+                continue
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            grown = facts.with_(*case)
+            if grown.consistent() and not nowhere(grown, k + 1):
+                return False
+        return True
+
+    return nowhere(facts_of(s).with_(*stated), 0)
+
+
 @dataclass(frozen=True, eq=False)
 class Broadcast(Constraint):
     """NumPy broadcasting of one axis: ``out`` is the broadcast of ``sizes``.
@@ -86,6 +139,9 @@ class Broadcast(Constraint):
         out = self._check(s, pending)
         if out is None or not any(type(walk(v, out[0])) is Symbol for v in self.sizes):
             return out
+        if not out[1] and type(walk(self.out, out[0])) is Symbol and \
+                _refuted(self, out[0], pending):
+            return None
         return out if _jointly_once(out[0], (self, *pending)) else None
 
     def _check(self, s: dict, pending: tuple) -> Progress:

@@ -154,8 +154,8 @@ def query(op_or_signature: Any, inputs: Sequence[Any], outputs: Sequence[Any],
             if key not in seen:
                 seen.add(key)
                 yield answer
-                if not user:  # nothing to vary: at most one answer, {}
-                    return
+                if not user and not answer.where:  # nothing to vary and no condition:
+                    return  # it holds, and any later answer would say it again
 
     def complete(S: ConstrainedState) -> Iterator[dict]:
         return (a for L in labelo()(S) for T, opened in settled_states(L, terms)

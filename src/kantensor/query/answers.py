@@ -17,9 +17,10 @@ from ..logic.answers import REFUTED, symbolic_values, where_text
 from ..logic.kept import folded
 from ..logic.store import TypeStore, facts_of
 from ..logic.terms import ASSUMED, TensorTerm, prefix_of, term_vars, walk
-from ..types.conditions import Clause, Condition
+from ..types.conditions import AnyOf, Clause, Condition
 from ..types.dim import Dim
 from ..types.dimfacts import solve_for
+from ..types.facts import Facts
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .opendtypes import OpenDType
@@ -115,6 +116,8 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
     # them too (``i + 0//j`` where ``j >= 1`` is ``i``: the kept divisor is nonzero there)
     residual = list(folded(residual, facts_of(s)))  # (and its conditions, as make_node's)
     facts, fixed = facts_of(s).with_(*residual), _fixed(residual)
+    if not satisfiable(residual, facts):
+        return None  # its conditions hold at no sizes: no answer (never one that cannot)
 
     def size(x: Any) -> Any:
         """A size in make_node's form: a named size its conditions fix to an int is that
@@ -149,6 +152,20 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
                       tuple(dtypes.values()))
     except ZeroDivisionError:  # (its conditions fix a divisor to 0: ``b % a`` where
         return None  # ``a == 0``, no value wherever the answer holds: no answer)
+
+
+def satisfiable(where: Sequence[Clause], facts: Facts) -> bool:
+    """False where the conditions ``where`` (``facts``: the solve's facts with them)
+    hold at no sizes, as far as the facts show: they are inconsistent, or a disjunction
+    among them has no case that they allow (each case has a condition they refute:
+    ``a == b or a == 1`` beside ``a != 1`` and ``a != b``, a later alternative's refusal
+    of an earlier one beside its own broadcast); else True (kept, never dropped on a
+    guess)."""
+    if not facts.consistent():
+        return False
+    return all(not isinstance(c, AnyOf) or any(
+        facts.allows(case) and all(facts.decide(x) is not False for x in case)
+        for case in c.cases) for c in where)
 
 
 def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],

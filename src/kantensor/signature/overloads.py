@@ -10,6 +10,7 @@ from typing import Any
 
 from ..logic.broadcast import Broadcast
 from ..logic.dims import Compare, Equation, Expr
+from ..logic.rigid import assumed_of
 from ..logic.store import (
     Beyond,
     Constraint,
@@ -189,7 +190,9 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
     """What an alternative applied in ``s`` (with ``pending`` left) needs of ``sizes``,
     the inputs' unknown sizes (see :func:`refusals`)."""
     rep: dict[Any, Any] = {}  # a variable of s -> the input size it stands for
-    out = []
+    # the equalities of named sizes (with each other, or with ints) it needed: the
+    # alternative refuses where one fails (``(n),(n)->(n)`` on ``[a],[b]``: ``a != b``)
+    out = [_compare(_named(x), "==", _named(y)) for x, y in assumed_of(s)]
     for v in sizes:
         w = walk(v, s)
         if not isvar(w):
@@ -212,8 +215,12 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
                 return None
             out.append(_compare(*sides[:1], "==" if isinstance(c, Equation) else c.op,
                                 sides[1]))
-        elif isinstance(c, Broadcast) and isvar(o := walk(c.out, s)) and o not in rep and \
-                not any(o in term_vars(d.terms(), s) for d in pending if d is not c):
+        elif isinstance(c, Broadcast) and (
+                isvar(o := walk(c.out, s)) and o not in rep and
+                not any(o in term_vars(d.terms(), s) for d in pending if d is not c)
+                or type(o) is int and o != 1 and o in [walk(x, s) for x in c.sizes]):
+            # (a result that is one of the sizes, an int other than 1, is theirs wherever
+            # they broadcast: ``3`` beside an input's unknown size)
             values = [walk(x, s) for x in c.sizes]
             if any(isvar(x) and x not in rep for x in values):
                 return None
@@ -221,6 +228,11 @@ def _conditions(s: dict, pending: tuple, sizes: list) -> list[_Condition] | None
         else:
             return None
     return out
+
+
+def _named(x: Any) -> Expr:
+    """A named size's Dim, or an int, as an expression of no logic variable."""
+    return Expr(x) if isinstance(x, int) else Expr(x, {})
 
 
 def _over(e: Expr, s: dict, rep: dict, defined: dict) -> Expr | None:
