@@ -250,6 +250,20 @@ def test_each_rows_opsets_are_its_tables():
                     registry._may_cover(raw, opset), (file, index, opset)
 
 
+@pytest.mark.parametrize("since", [7, None, "7", 0, True])
+@pytest.mark.parametrize("until", [12, None, "x", -1])
+def test_a_rows_opsets_as_written_say_what_the_table_says(since, until):
+    """A row's opsets, written by ``_opset_text`` for a table whose ``since`` or
+    ``until`` is absent or not an opset number (``-``, ``?``: either one alone) and
+    read back, cover each opset where the registry's reading of the table may."""
+    raw = {k: v for k, v in (("since", since), ("until", until)) if v is not None}
+    text = " ".join(keyed._opset_text(raw, key) for key in ("since", "until"))
+    [(_, _, place)] = keyed.rows("onnx", f"nn.toml 0 1 2 0000abcd {text}")
+    for opset in range(1, 31):
+        assert keyed.covers(place, opset, onnxop.FIRST_OPSET) == \
+            registry._may_cover(raw, opset), (text, opset)
+
+
 def test_lookup_decodes_only_the_table_of_the_models_opset():
     _built(registry, "Relu")  # (caches emptied)
     try:

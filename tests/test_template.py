@@ -4,6 +4,8 @@ templates parsed once are filled with objects into the alternatives their text g
 from __future__ import annotations
 
 import operator
+import tomllib
+from string import Formatter
 
 import pytest
 from hypothesis import HealthCheck, given, reject, settings
@@ -11,6 +13,8 @@ from hypothesis import strategies as st
 
 import kantensor as kt
 from kantensor import Signature
+from kantensor.ops.shipped import catalogue_files, register_forms
+from kantensor.syntax import forms
 from kantensor.syntax.alternative import Alternative, IllFormed
 from kantensor.syntax.ast import (
     CATEGORIES,
@@ -31,7 +35,7 @@ from kantensor.syntax.ast import (
 )
 from kantensor.syntax.errors import SignatureSyntaxError
 from kantensor.syntax.limits import MAX_NESTING
-from kantensor.syntax.parser import parse_alternatives, parse_template
+from kantensor.syntax.parser import parse_alternatives, parse_fresh, parse_template
 from kantensor.syntax.template import AlternativeHole, Template, TemplateError
 from signature_strategies import AST_EXAMPLES, TYPE_VARS, alternatives, exprs
 
@@ -132,6 +136,41 @@ def test_placeholders_of_every_kind() -> None:
     assert filled == parse_alternatives(
         "(a0,a1):T,(n):T->(a0*a1,a1):int64 where a1 >= 1, n-1 == a0 | (m)->(m)")
     assert filled[0].where[1].message(None, ()) == "n is a0 + 1"
+
+
+def _nodes(x: object, out: list) -> list:
+    """``x`` and every node and tuple under it (a clause's message left out)."""
+    out.append(x)
+    if isinstance(x, tuple):
+        for y in x:
+            _nodes(y, out)
+    elif hasattr(x, "__dataclass_fields__"):
+        for name in x.__dataclass_fields__:
+            if name != "message":
+                _nodes(getattr(x, name), out)
+    return out
+
+
+def test_every_catalogue_template_finds_the_placeholders_its_text_has() -> None:
+    """Every template text of the catalogue, parsed afresh and from its shipped form: its
+    placeholders are the names Python's own format parser reads in the text, in order of
+    first appearance, and each node that remembers whether it holds a placeholder (what a
+    fill reads instead of walking it) says what its text shows."""
+    register_forms()
+    texts = {table["signature"] for folder in (None, "onnx")
+             for _, text in catalogue_files(folder) for table in tomllib.loads(text)["op"]
+             if isinstance(table.get("signature"), str)}
+    assert len(texts) > 150
+    for text in sorted(texts):
+        order = list(dict.fromkeys(n for _, n, _, _ in Formatter().parse(text) if n))
+        for parsed in (parse_fresh(text, True), forms.known(text, True)):
+            if parsed is None:  # (no shipped form: tests/test_shipped_forms.py says so)
+                continue
+            template = Template(parsed)
+            assert list(template.holes) == order, text
+            for node in _nodes(template.alternatives, []):
+                held = getattr(node, "__dict__", {}).get("_holes")
+                assert held is None or held == ("{" in str(node)), (text, node)
 
 
 def test_a_whole_alternatives_where_clauses_join_each_alternative_made() -> None:

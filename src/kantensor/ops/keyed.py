@@ -214,9 +214,10 @@ def rows(folder: str, packed: str) -> list[tuple[str, int, Place]]:
 
 def _opsets(since: str, until: str) -> tuple[int | None, int | None] | None:
     """A row's opsets as :func:`_opset_text` wrote them (ValueError where it did not)."""
-    if "?" in (since, until):
+    if since == "?" or until == "?":
         return None
-    return tuple(None if x == "-" else _number(x) for x in (since, until))  # type: ignore
+    return (None if since == "-" else _number(since),
+            None if until == "-" else _number(until))
 
 
 def _number(text: str) -> int:

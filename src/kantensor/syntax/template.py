@@ -377,32 +377,68 @@ def _collect(node: Any, found: dict[str, type | None]) -> bool:
     """Add the names of ``node``'s placeholders to ``found`` (in order of appearance),
     each with the kind of its first use (recursive: a template's nesting is bounded);
     whether it holds one, which each node of fields walked remembers (:func:`_has_hole`
-    reads it when the template is filled, instead of walking each node again)."""
-    if isinstance(node, Hole | DTypeHole | AlternativeHole):
+    reads it when the template is filled, instead of walking each node again).
+
+    What a node is (a placeholder, a tuple, a node of fields, a leaf) is read once per
+    class (:func:`_kind`), and a leaf among a node's parts is passed over without a
+    call: a template's nodes are mostly leaves (names, dtype names, ints), walked once
+    per template parsed in a process's first use of each entry."""
+    kind = _KINDS.get(type(node))
+    if kind is None:
+        kind = _kind(type(node))
+    if type(kind) is tuple:  # a node of fields (or a leaf: none)
+        held = False
+        get = _KINDS.get
+        for name in kind:
+            part = getattr(node, name)
+            if get(type(part)) is not _LEAF and _collect(part, found):
+                held = True
+        if kind and hasattr(node, "__dict__"):
+            object.__setattr__(node, "_holes", held)
+        return held
+    if kind is _TUPLE:
+        held = False
+        get = _KINDS.get
+        for x in node:
+            if get(type(x)) is not _LEAF and _collect(x, found):
+                held = True
+        return held
+    if kind is _NAMED:  # Hole, DTypeHole, AlternativeHole
         found.setdefault(node.name, type(node))
         return True
-    if isinstance(node, OperandHole):
+    if kind is _OPERAND:
         found.setdefault(node.name, OperandHole)
         _collect(node.dtype, found)
         return True
-    if isinstance(node, Spliced):
-        held = _collect(node.item, found)
-        for name in node.names:
-            found.setdefault(name, Spliced)
-        return held or bool(node.names)
-    held = False
-    if isinstance(node, tuple):
-        for x in node:
-            if _collect(x, found):
-                held = True
-        return held
-    names = _fields(type(node))
-    for name in names:
-        if _collect(getattr(node, name), found):
-            held = True
-    if names and hasattr(node, "__dict__"):
-        object.__setattr__(node, "_holes", held)
-    return held
+    held = _collect(node.item, found)  # (_SPLICED)
+    for name in node.names:
+        found.setdefault(name, Spliced)
+    return held or bool(node.names)
+
+
+#: What :func:`_collect` does with a node of a class, by class (see :func:`_kind`): one
+#: of these markers, or the fields it walks (a tuple of their names; :data:`_LEAF`, no
+#: field, for a leaf).
+_NAMED, _OPERAND, _SPLICED, _TUPLE = "named", "operand", "spliced", "tuple"
+_LEAF: tuple[str, ...] = ()
+_KINDS: dict[type, Any] = {}
+
+
+def _kind(cls: type) -> Any:
+    """What a node of class ``cls`` is to :func:`_collect` (filed in :data:`_KINDS`): a
+    placeholder's class (its subclasses too), a tuple, else its :func:`_fields`."""
+    if issubclass(cls, Hole | DTypeHole | AlternativeHole):
+        made: Any = _NAMED
+    elif issubclass(cls, OperandHole):
+        made = _OPERAND
+    elif issubclass(cls, Spliced):
+        made = _SPLICED
+    elif issubclass(cls, tuple):
+        made = _TUPLE
+    else:
+        made = _fields(cls) or _LEAF
+    _KINDS[cls] = made
+    return made
 
 
 #: The fields :func:`_collect` walks, by class (see :func:`_fields`).
