@@ -173,7 +173,7 @@ class DaskFunction:
         all; the peak a worker running ``threads_per_worker`` tasks at once needs."""
         session = self._session(False)
         outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-        return DaskMemory(self._nodes, account(outs, owners, session.bounds(), session.unknown()),
+        return DaskMemory(self._nodes, _account(outs, owners, session),
                           threads_per_worker, self.max_task_bytes)
 
     def plan(self, *input_chunks: Chunks) -> DaskPlan:
@@ -183,7 +183,7 @@ class DaskFunction:
         session = self._session(False)
         if input_chunks:
             outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-            memory = DaskMemory(self._nodes, account(outs, owners, session.bounds(), session.unknown()), 1,
+            memory = DaskMemory(self._nodes, _account(outs, owners, session), 1,
                                 self.max_task_bytes)
             notes = session.notes
         types = session.types if input_chunks else {}
@@ -205,7 +205,7 @@ class DaskFunction:
 
     def _check_bound(self, outs: list[Any], owners: dict[str, Hashable],
                      session: Session) -> None:
-        report = DaskMemory(self._nodes, account(outs, owners, session.bounds(), session.unknown()), 1,
+        report = DaskMemory(self._nodes, _account(outs, owners, session), 1,
                             self.max_task_bytes)
         over = report.over_bound()
         if over:
@@ -328,6 +328,12 @@ def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,
     f.compute_chunk_sizes = options["compute_chunk_sizes"]
     f._setup(fgraph, input_names)
     return f
+
+
+def _account(outs: list[Any], owners: dict[str, Hashable], session: Session) -> dict:
+    """:func:`.tasks.account` of the arrays a walk made, with what its session knows of
+    their unknown sizes (which axes are unknown, and their bounds)."""
+    return account(outs, owners, session.bounds(), session.unknown())
 
 
 def _input_chunks(i: int, v: Variable, given: Any) -> Chunks:
