@@ -188,10 +188,10 @@ def _jointly_once(s: dict, constraints: tuple) -> bool:
         return kept[2]
     verdict = jointly(s, constraints)
     with _VERDICTS_LOCK:
-        dropped = [_VERDICTS.pop(next(iter(_VERDICTS)))
-                   for _ in range(len(_VERDICTS) - MAX_VERDICTS + 1)]
+        if len(_VERDICTS) >= MAX_VERDICTS:  # (one out, one in: every change is here)
+            dropped = _VERDICTS.pop(next(iter(_VERDICTS)))  # noqa: F841 (freed on return,
+            # outside the lock: nothing it frees runs under it)
         _VERDICTS[key] = (s, constraints, verdict)
-    del dropped  # (freed outside the lock: nothing they free runs under it)
     return verdict
 
 
