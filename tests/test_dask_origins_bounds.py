@@ -92,3 +92,37 @@ def test_an_input_of_unknown_chunks_has_no_bound():
                        r"the graph makes them, compile without max_task_bytes$"):
         f(X[M])
     np.testing.assert_array_equal(f(X[M].compute_chunk_sizes()).compute(), DATA[MASK] * 2)
+
+
+def test_the_masked_rows_own_tasks_are_counted_at_most():
+    """The masking node's own tasks (``x[m]`` alone, its result a graph output): Dask
+    records the masked layer with the chunks of the blocks it masks and sets ``nan`` on
+    the array only after, so those tasks were reported as exact ("largest task 165 B
+    in, 160 B out; ... at least 325 B") where 160 B is only a bound. Every display says
+    "at most", and the bound holds against the blocks Dask computes."""
+    x, m = kt.matrix("x", "float64"), kt.vector("m", "bool")
+    f = kt.function([x, m], x[m], backend="dask", max_task_bytes=10**9)
+    chunks = (((5, 5), (4,)), ((5, 5),))
+    report = f.memory(*chunks)
+    assert (report.unknown, report.at_most, report.tasks) == (0, 2, 2)
+    task = report.largest[1]
+    assert task.at_most and (task.inputs, task.output) == (BLOCK + 5, BLOCK)
+    text = str(report)
+    assert text.splitlines()[0] == (
+        "2 tasks; largest task at most 165 B in, 160 B out; peak per worker (1 thread) "
+        "of its largest task at most 325 B; 2 tasks counted at most (chunks of unknown "
+        "size as the blocks a mask keeps rows of)")
+    assert text.splitlines()[1].startswith("  index{index=(<array 0>,)}: 2 tasks, largest "
+                                           "at most 165 B in + 160 B out")
+    assert "[2 tasks, largest at most 165 B in + 160 B out]" in str(f.plan(*chunks))
+    with pytest.raises(TaskTooLargeError, match=r"may hold up to 325 B .*sizes the data "
+                       r"decides counted as the blocks a mask keeps rows of"):
+        kt.function([x, m], x[m], backend="dask", max_task_bytes=324)(*_args())
+    # the bound holds for the blocks Dask computes, and is reached by a mask of all rows
+    for mask in (MASK, np.ones(10, bool), np.zeros(10, bool)):
+        blocks = f(*_args(mask)).compute_chunk_sizes().blocks
+        sizes = [blocks[i].compute().nbytes for i in range(blocks.shape[0])]
+        assert max(sizes) <= task.output
+    assert max(sizes) == 0 and task.output == BLOCK
+    every = f(*_args(np.ones(10, bool))).compute_chunk_sizes().blocks
+    assert max(every[i].compute().nbytes for i in range(2)) == task.output

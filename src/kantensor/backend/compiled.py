@@ -98,7 +98,8 @@ class Function:
         if len(shapes) != self._n_inputs:
             raise TypeError(f"memory() takes one shape per input ({self._n_inputs}), "
                             f"got {len(shapes)}")
-        shapes = tuple(tuple(int(n) for n in s) for s in shapes)
+        shapes = tuple(_shape(i, v, s) for i, (v, s) in enumerate(zip(
+            self.fgraph.inputs, shapes, strict=True)))
         values = [np.zeros(s, getattr(v.type, "numpy_dtype", None))
                   for s, v in zip(shapes, self.fgraph.inputs, strict=True)]
         with execution(generate=False, plan=False):
@@ -189,3 +190,18 @@ def function(inputs: Sequence[Variable], outputs: Variable | Sequence[Variable],
     found = backend_named(backend, options)
     return found.compiler()(inputs, outputs, allow_input_downcast=allow_input_downcast,
                             **options)
+
+
+def _shape(i: int, v: Any, given: Any) -> tuple[int, ...]:
+    """Input ``i``'s shape for :meth:`Function.memory`: a sequence of ints >= 0; an array
+    (NumPy's, Dask's) or anything else is a TypeError saying what was given and what is
+    expected (a shape, such as ``a.shape``)."""
+    ok = isinstance(given, tuple | list) and all(
+        isinstance(n, int | np.integer) and not isinstance(n, bool) and n >= 0
+        for n in given)
+    if not ok:
+        what = f"{type(given).__module__}.{type(given).__qualname__}" + (
+            f" of shape {given.shape}" if hasattr(given, "shape") else f" {given!r}"[:60])
+        raise TypeError(f"memory() takes one shape per input (a tuple of ints >= 0, such "
+                        f"as a.shape); input {i} ({v}) got {what}")
+    return tuple(int(n) for n in given)

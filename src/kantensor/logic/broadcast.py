@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -221,7 +222,14 @@ MAX_NAMES = 256
 #: The verdicts of :func:`jointly` last given, by the substitution's and the
 #: constraints' identities (each check of a round of pending constraints asks again of
 #: the same substitution); each keeps them, so no identity is reused while it is here.
+#: Shared by every thread (Dask builds graphs from threads): a lookup is one dict
+#: operation (atomic); a change, the oldest dropped and the new one kept, is several,
+#: made under :data:`_VERDICTS_LOCK` (two threads dropping the same oldest one raised
+#: KeyError; the size could pass :data:`MAX_VERDICTS`).
 _VERDICTS: dict = {}
+
+#: Held while :data:`_VERDICTS` changes (only where a verdict is new: ``jointly`` ran).
+_VERDICTS_LOCK = threading.Lock()
 
 #: The most verdicts :data:`_VERDICTS` keeps (the oldest dropped first).
 MAX_VERDICTS = 64
@@ -235,9 +243,11 @@ def _jointly_once(s: dict, constraints: tuple) -> bool:
     if kept is not None:
         return kept[2]
     verdict = jointly(s, constraints)
-    if len(_VERDICTS) >= MAX_VERDICTS:
-        del _VERDICTS[next(iter(_VERDICTS))]
-    _VERDICTS[key] = (s, constraints, verdict)
+    with _VERDICTS_LOCK:
+        if len(_VERDICTS) >= MAX_VERDICTS:  # (one out, one in: every change is here)
+            dropped = _VERDICTS.pop(next(iter(_VERDICTS)))  # noqa: F841 (freed on return,
+            # outside the lock: nothing it frees runs under it)
+        _VERDICTS[key] = (s, constraints, verdict)
     return verdict
 
 

@@ -79,7 +79,7 @@ from .reductions import (
     product,
     reduction,
 )
-from .reshaping import reshape_node
+from .reshaping import kept_broadcast, reshape_node
 from .unknown import (
     always,
     except_along,
@@ -371,9 +371,13 @@ def _broadcast_to(call: NodeCall, values: list[Any]) -> list[Any]:
     shape holding sizes (``np.broadcast_to(m, x.shape)``) has size inputs after the
     tensor, which Dask's function must not see; the Op's blockwise where one is
     unknown."""
+    kept = kept_broadcast(call, values)
+    if kept is not None:
+        return [typed(call, kept)]
+    sized = resolved(call, values, never)  # (the sizes it needs, or UnknownChunksError)
     shape = call.out_types[0].shape
-    if None in shape:
-        return blockwise(call, values)
+    if None in shape or any(x is not y for x, y in zip(sized, values, strict=True)):
+        return blockwise(call, sized)
     return [typed(call, da.broadcast_to(values[0], shape))]
 
 
@@ -458,7 +462,8 @@ ALGORITHMS: dict[str, Algorithm] = {
     "pad": _A(_pad, "dask.array.pad (new chunks at the edges)", _dask_pads, _pads_known,
               numpy=_all_empty),
     "broadcast_to": _A(_broadcast_to,
-                       "dask.array.broadcast_to (chunks kept)", numpy=_all_empty),
+                       "dask.array.broadcast_to (chunks kept)", unknown=always,
+                       numpy=_all_empty),
     "repeat": _A(repeat_node, "dask.array.repeat (block by block)", unknown=repeats_int,
                  numpy=_first_empty),
     "outer": _A(_outer, "dask.array.outer (block by block)", unknown=vectors,

@@ -173,7 +173,7 @@ class DaskFunction:
         all; the peak a worker running ``threads_per_worker`` tasks at once needs."""
         session = self._session(False)
         outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-        return DaskMemory(self._nodes, account(outs, owners, session.bounds()),
+        return DaskMemory(self._nodes, _account(outs, owners, session),
                           threads_per_worker, self.max_task_bytes)
 
     def plan(self, *input_chunks: Chunks) -> DaskPlan:
@@ -183,7 +183,7 @@ class DaskFunction:
         session = self._session(False)
         if input_chunks:
             outs, owners = self._walk(self._placeholders(input_chunks), session, True)
-            memory = DaskMemory(self._nodes, account(outs, owners, session.bounds()), 1,
+            memory = DaskMemory(self._nodes, _account(outs, owners, session), 1,
                                 self.max_task_bytes)
             notes = session.notes
         types = session.types if input_chunks else {}
@@ -196,7 +196,7 @@ class DaskFunction:
                             f" got {len(input_chunks)}")
         out = []
         for i, (v, cs) in enumerate(zip(self.fgraph.inputs, input_chunks, strict=True)):
-            cs = tuple(tuple(c) for c in cs)
+            cs = _input_chunks(i, v, cs)
             if len(cs) != v.type.ndim:
                 raise TypeError(f"chunks {cs} have {len(cs)} axes, input {v} has "
                                 f"{v.type.ndim}")
@@ -205,7 +205,7 @@ class DaskFunction:
 
     def _check_bound(self, outs: list[Any], owners: dict[str, Hashable],
                      session: Session) -> None:
-        report = DaskMemory(self._nodes, account(outs, owners, session.bounds()), 1,
+        report = DaskMemory(self._nodes, _account(outs, owners, session), 1,
                             self.max_task_bytes)
         over = report.over_bound()
         if over:
@@ -328,6 +328,48 @@ def _unpickle(fgraph: FunctionGraph, input_names: list, unpack_single: bool,
     f.compute_chunk_sizes = options["compute_chunk_sizes"]
     f._setup(fgraph, input_names)
     return f
+
+
+def _account(outs: list[Any], owners: dict[str, Hashable], session: Session) -> dict:
+    """:func:`.tasks.account` of the arrays a walk made, with what its session knows of
+    their unknown sizes (which axes are unknown, and their bounds)."""
+    return account(outs, owners, session.bounds(), session.unknown())
+
+
+def _input_chunks(i: int, v: Variable, given: Any) -> Chunks:
+    """What ``f.chunks``, ``f.memory`` and ``f.plan`` take for input ``i``: its chunks
+    (Dask's normalised form, a tuple of one tuple of block sizes per axis), or a Dask
+    array, which stands for its chunks (read, nothing computed: not its dtype, not its
+    values). Anything else is a TypeError saying what was given and what is expected."""
+    if isinstance(given, da.Array):
+        return given.chunks
+    expected = (f"f.chunks, f.memory and f.plan take, for input {i} ({v}), its chunks "
+                f"(one tuple of block sizes per axis, e.g. "
+                f"{tuple((2, 2) for _ in range(v.type.ndim))}) "
+                "or a Dask array (whose chunks are read)")
+    if hasattr(given, "shape") or hasattr(given, "__array__"):
+        hint = " a NumPy array has no chunks: give the chunks= you would call with " \
+               "(dask.array.from_array(a, chunks=...).chunks)" \
+            if isinstance(given, np.ndarray) else ""
+        raise TypeError(f"{expected}; got {type(given).__module__}."
+                        f"{type(given).__qualname__} of shape "
+                        f"{getattr(given, 'shape', '?')}:{hint or ' not chunks'}")
+    if not isinstance(given, tuple | list) or not all(
+            isinstance(c, tuple | list) and all(_block_size(n) for n in c) for c in given):
+        text = repr(given)
+        text = text if len(text) <= 60 else text[:57] + "..."
+        raise TypeError(f"{expected}; got {text} (not a sequence of "
+                        "sequences of block sizes, each an int >= 0 or nan)")
+    return tuple(tuple(c) for c in given)
+
+
+def _block_size(n: Any) -> bool:
+    """A block size Dask's chunks hold: an int >= 0, or ``nan`` (unknown)."""
+    if isinstance(n, bool):
+        return False
+    if isinstance(n, int | np.integer):
+        return n >= 0
+    return isinstance(n, float | np.floating) and (math.isnan(n) or (n >= 0 and n == int(n)))
 
 
 class _Shape:

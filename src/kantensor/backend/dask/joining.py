@@ -85,7 +85,14 @@ def join(call: NodeCall, arrays: list[Any], axis: int) -> Any:
         call.session.derive(y, axis, "join", [(x, axis) for x in arrays])
         return y
     first = arrays[0]
-    name = f"concatenate-{tokenize(axis, *arrays)}"
+    called = getattr(call.op, "name", "concatenate")  # the user's call, not Dask's
+    name = f"{called}-{tokenize(axis, *arrays)}"
+    note = (f"its blocks joined as {called} joins them, one alias per block, the unknown "
+            f"sizes off the joined axis aligned by origin (dask.array.{called} compares "
+            "them, and refuses nan)")
+    notes = call.session.notes.setdefault(call.node, [])
+    if note not in notes:
+        notes.append(note)
     chunks = tuple(sum((x.chunks[a] for x in arrays), ()) if a == axis else c
                    for a, c in enumerate(first.chunks))
     graph, offset = {}, 0

@@ -35,7 +35,8 @@ from toolz import compose
 from ...types.basic_ops import cast_array
 from ...types.numpy_dtypes import numpy_dtype
 
-__all__ = ["AS_NUMPY", "NUMPY_NAMESPACES", "Block", "Partial", "count_nonzero", "numpy_own"]
+__all__ = ["AS_NUMPY", "NUMPY_NAMESPACES", "Block", "Partial", "broadcast_block", "count_nonzero",
+           "numpy_own"]
 
 #: The modules whose functions a worker unpickles without importing kantensor: an
 #: implementation found in one of them, as the same object, is NumPy's own.
@@ -193,3 +194,13 @@ class Partial:
 #: beside the other kernels a worker unpickles, not in the lowering). NumPy's functions
 #: composed: a worker unpickles it without importing kantensor.
 count_nonzero = compose(partial(np.full, (1,), dtype=np.int64), np.count_nonzero)
+
+
+def broadcast_block(block: np.ndarray, shape: tuple) -> np.ndarray:
+    """NumPy's ``broadcast_to`` of one block to ``shape``, a None there being the block's
+    own size on that axis (axes counted from the end, as broadcasting aligns them): a
+    ``broadcast_to`` that keeps an axis of unknown chunk sizes block for block (a
+    mask's rows), whose sizes only the block knows."""
+    lead = len(shape) - block.ndim
+    return np.broadcast_to(block, tuple(block.shape[a - lead] if n is None else n
+                                        for a, n in enumerate(shape)))

@@ -265,6 +265,14 @@ class Session:
                 out.setdefault(name, {})[axis] = found
         return out
 
+    def unknown(self) -> set[tuple[str, int]]:
+        """Every (array name, axis) this session knows has chunks of unknown size: those
+        whose origin it records and the masked axes. Dask records a masked array's
+        layer with the chunks of the array it masks (it sets ``nan`` on the array only
+        after building the layer), so these are what no layer's record is to be
+        believed on (:func:`.tasks.account`)."""
+        return set(self.origins) | {(name, axis) for name, (_, axis) in self.masked.items()}
+
     def _bound(self, origin: tuple) -> tuple[int, ...] | None:
         if origin in self.resolved:
             return self.resolved[origin]

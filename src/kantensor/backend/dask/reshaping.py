@@ -9,16 +9,24 @@ where no two passes do, through the flat array with the leading axis still split
 from __future__ import annotations
 
 import math
+from functools import partial
+from itertools import product
 from typing import Any
 
+import dask.array as da
 import numpy as np
 from dask.array.reshape import reshape_rechunk
+from dask.base import tokenize
+from dask.highlevelgraph import HighLevelGraph
 
+from ...ops.sizes import symbolic
 from ...signature.forward import infer
+from ...types.dim import Dim
 from .blockwise import typed
+from .kernels import broadcast_block
 from .lower import NodeCall, concrete_type, known
 
-__all__ = ["reshape", "reshape_node"]
+__all__ = ["kept_broadcast", "reshape", "reshape_node"]
 
 
 def reshape(call: NodeCall, i: int, x: Any, shape: tuple) -> Any:
@@ -99,6 +107,9 @@ def _full_shape(shape: tuple, new: tuple) -> tuple:
 
 def reshape_node(call: NodeCall, values: list[Any]) -> list[Any]:
     shape = call.out_types[0].shape
+    kept = _rows_reshaped(call, values[0], shape)
+    if kept is not None:
+        return [typed(call, kept)]
     if shape.count(None) > 1:  # sizes the data decides: from the input's, once known
         values = [call.session.sizes(call, 0, values[0])]
         shape = _resolved_shape(call, values[0])
@@ -111,3 +122,90 @@ def _resolved_shape(call: NodeCall, x: Any) -> tuple:
     types = (concrete_type(x.dtype.name, x.chunks),)
     signature, op = call.node.op.signature_for(types)
     return infer(signature, types, tuple(v.wrapped for v in call.node.inputs), name=op)[0].shape
+
+
+def _rows_reshaped(call: NodeCall, x: Any, shape: tuple) -> Any:
+    """A reshape of the trailing axes only, where ``x``'s leading axis alone has chunks
+    of unknown size (a mask's rows) and the trailing ones are one chunk each: every
+    block reshaped to its own rows of the new trailing shape (NumPy's reshape with -1
+    for them), the leading axis kept block for block, so its origin passed; None where
+    that is not the case (the sizes are then needed, :meth:`.lower.Session.sizes`)."""
+    if not isinstance(x, da.Array) or x.ndim == 0 or known(x.chunks[0]) or \
+            any(not known(c) or len(c) != 1 for c in x.chunks[1:]):
+        return None
+    rest = shape[1:]
+    if shape[0] is not None or not all(isinstance(n, int) for n in rest) or \
+            math.prod(rest) != math.prod(int(n) for n in x.shape[1:]) or \
+            math.prod(rest) == 0:
+        return None  # (the leading axis changes, or -1 is ambiguous: sizes needed)
+    new = (-1, *rest)
+    name = f"reshape-{tokenize(x, new)}"
+    graph = {(name, i, *(0,) * len(rest)): (partial(np.reshape, shape=new),
+                                            (x.name, i, *(0,) * (x.ndim - 1)))
+             for i in range(x.numblocks[0])}
+    y = da.Array(HighLevelGraph.from_collections(name, graph, dependencies=[x]), name,
+                 (x.chunks[0], *((n,) for n in rest)), meta=np.empty((0,) * len(shape),
+                                                                    x.dtype))
+    call.session.keeps(x, y, {0: 0})
+    _note(call, "each block reshaped on its own rows, the leading axis of unknown sizes "
+                "kept block for block (dask.array.reshape needs its sizes)")
+    return y
+
+
+def _note(call: NodeCall, text: str) -> None:
+    notes = call.session.notes.setdefault(call.node, [])
+    if text not in notes:
+        notes.append(text)
+
+
+def kept_broadcast(call: NodeCall, values: list[Any]) -> Any:
+    """``broadcast_to`` where every axis of ``x`` with chunks of unknown size (a mask's
+    rows) is kept: its target size is a size input (``x.shape[0]``, ``rows.shape``) of
+    that axis's origin, so each block keeps its own rows (:func:`.kernels.
+    broadcast_block`), the origin passed; the other axes as Dask's ``broadcast_to``
+    makes them (new axes and axes of 1 one chunk of the target size, the others kept).
+    None where an unknown size is not kept so (the sizes are then needed)."""
+    x = values[0]
+    if not isinstance(x, da.Array) or all(known(c) for c in x.chunks):
+        return None
+    param = call.params.get("shape")
+    entries = tuple(param) if isinstance(param, tuple | list) else (param,)
+    out = call.out_types[0].shape
+    dims = symbolic([param])
+    sizes = values[len(values) - len(dims):]
+    lead = len(out) - x.ndim
+    if len(entries) != len(out) or lead < 0:
+        return None
+    chunks, target, kept = [], [], {}
+    for o, n in enumerate(out):
+        a = o - lead
+        if a >= 0 and not known(x.chunks[a]):
+            k = next((j for j, d in enumerate(dims) if isinstance(entries[o], Dim)
+                      and d == entries[o]), None)
+            size = sizes[k] if k is not None else None
+            if not (isinstance(size, da.Array) and not known(size.chunks[0])
+                    and len(size.chunks[0]) == len(x.chunks[a])
+                    and call.session.origin(size, 0) == call.session.origin(x, a)):
+                return None
+            chunks.append(x.chunks[a])
+            target.append(None)
+            kept[a] = o
+        elif n is None:
+            return None  # another size the data decides, not x's own
+        elif a >= 0 and x.shape[a] == n:
+            chunks.append(x.chunks[a])
+            target.append(None)
+        else:
+            chunks.append((n,))
+            target.append(n)
+    kernel = partial(broadcast_block, shape=tuple(target))
+    name = f"broadcast_to-{tokenize(x, tuple(target))}"
+    graph = {(name, *index): (kernel, (x.name, *(0 if x.numblocks[a] == 1 else
+                                                  index[a + lead] for a in range(x.ndim))))
+             for index in product(*(range(len(c)) for c in chunks))}
+    y = da.Array(HighLevelGraph.from_collections(name, graph, dependencies=[x]), name,
+                 tuple(chunks), meta=np.empty((0,) * len(out), x.dtype))
+    call.session.keeps(x, y, kept)
+    _note(call, "each block broadcast on its own rows, the axes of unknown sizes kept "
+                "block for block (dask.array.broadcast_to needs their sizes)")
+    return y

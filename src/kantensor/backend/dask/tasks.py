@@ -121,13 +121,13 @@ class _Blocks:
     layers record their chunks)."""
 
     def __init__(self, graph: HighLevelGraph, tasks: dict,
-                 bounds: dict[str, dict[int, tuple]] | None = None):
+                 sizes: dict[str, dict[int, tuple]] | None = None):
         self.tasks = tasks
         self.layers: dict[str, tuple[tuple, int]] = {}
         for name, layer in graph.layers.items():
             notes = layer.collection_annotations or {}
             if "chunks" in notes and "dtype" in notes:
-                chunks = _bounded(notes["chunks"], (bounds or {}).get(name, {}))
+                chunks = _sized(notes["chunks"], (sizes or {}).get(name, {}))
                 self.layers[name] = (_reduced(layer, chunks),
                                      np.dtype(notes["dtype"]).itemsize)
         self.memo: dict[Hashable, tuple[tuple, int] | None] = {}
@@ -259,11 +259,14 @@ def _in_order(inner: dict) -> list:
     return done
 
 
-def _bounded(chunks: tuple, bounds: dict[int, tuple]) -> tuple:
-    """``chunks`` with the unknown axes that ``bounds`` bounds (as many blocks) replaced
-    by those bounds."""
-    return tuple(tuple(bounds[a]) if a in bounds and len(bounds[a]) == len(c) and any(
-        math.isnan(n) for n in c) else c for a, c in enumerate(chunks))
+def _sized(chunks: tuple, sizes: dict[int, tuple]) -> tuple:
+    """A layer's recorded ``chunks`` with the axes ``sizes`` gives (as many blocks)
+    replaced by those: a layer's record may not be its array's chunks (Dask records a
+    masked array's layer with the chunks of the array it masks, then sets ``nan`` on the
+    array), so the axes the session knows are unknown are given, ``nan`` or their
+    bounds, whatever the record says."""
+    return tuple(tuple(sizes[a]) if a in sizes and len(sizes[a]) == len(c) else c
+                 for a, c in enumerate(chunks))
 
 
 def _reduced(layer: Any, chunks: tuple) -> tuple:
@@ -280,17 +283,27 @@ def _reduced(layer: Any, chunks: tuple) -> tuple:
 
 
 def account(arrays: Iterable[Any], owners: dict[str, Hashable],
-            bounds: dict[str, dict[int, tuple]] | None = None) -> dict[Hashable, NodeTasks]:
+            bounds: dict[str, dict[int, tuple]] | None = None,
+            unknown: Iterable[tuple[str, int]] = ()) -> dict[Hashable, NodeTasks]:
     """Per owner (``owners``: graph layer name -> whatever made it), the bytes of every
-    task of the graph of ``arrays`` that belongs to an owned layer. A task whose bytes
-    chunks of unknown size decide is counted by ``bounds`` (per layer name, per axis,
-    sizes no block exceeds: :meth:`.lower.Session.bounds`) where they bound them all,
-    marked :attr:`TaskBytes.at_most`; else its bytes stay unknown (``nan``)."""
+    task of the graph of ``arrays`` that belongs to an owned layer. ``unknown``: the
+    (layer name, axis) whose chunks are of unknown size whatever the layer records
+    (:meth:`.lower.Session.unknown`: a masked array's layer records the blocks it
+    masks). A task whose bytes chunks of unknown size decide is counted by ``bounds``
+    (per layer name, per axis, sizes no block exceeds: :meth:`.lower.Session.bounds`)
+    where they bound them all, marked :attr:`TaskBytes.at_most`; else its bytes stay
+    unknown (``nan``)."""
     arrays = [a for a in arrays if hasattr(a, "__dask_graph__")]
     graph = _graph(arrays)
     keys = [a.__dask_keys__() for a in arrays]
     tasks = optimize(graph, keys) if arrays else {}
-    blocks = _Blocks(graph, tasks)
+    nan: dict[str, dict[int, tuple]] = {}
+    for name, axis in unknown:
+        recorded = (graph.layers[name].collection_annotations or {}).get("chunks") \
+            if name in graph.layers else None
+        if recorded is not None and axis < len(recorded):
+            nan.setdefault(name, {})[axis] = (math.nan,) * len(recorded[axis])
+    blocks = _Blocks(graph, tasks, nan)
     bounded = _Blocks(graph, tasks, bounds) if bounds else blocks
     out: dict[Hashable, NodeTasks] = {}
     for key, task in tasks.items():
