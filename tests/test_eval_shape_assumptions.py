@@ -169,8 +169,8 @@ ROOTS = [
     (lambda x, y: x * (x.shape[0] - y.shape[0]) ** 2.0, ["float32[N]", "float32[K]"]),
     (lambda x: x * x.shape[1] ** 0.5, ["float32[N,D]"]),
     # an int to a size's power is an int (N ** K), a float where the size is negative
-    # (2 ** (N - K) at N < K is 0.25: an int32 array times it is float64 in NumPy, of
-    # the default float32 in kantensor; main assumed N >= K)
+    # (2 ** (N - K) at N < K is 0.25: an int32 array times it is float64, in NumPy and
+    # in eval_shape; main assumed N >= K)
     (lambda x, y: x.astype(np.int32) * x.shape[0] ** y.shape[0], ["float32[N]", "float32[K]"]),
     (lambda x, y: x.astype(np.int32) * 2 ** (x.shape[0] - y.shape[0]),
      ["float32[N]", "float32[K]"]),
@@ -192,9 +192,7 @@ def test_where_the_assumptions_hold_numpy_gives_the_dtype_and_shape(fn, types):
             continue
         case = next((c for c in result.cases if all(x.holds(sizes) for x in c.conditions)),
                     result)  # (2 ** (N - K): an int at N >= K, a float below)
-        # a Python float beside an int array is float32 in kantensor (docs/numpy.rst)
-        dtype = np.dtype(np.float32) if out.dtype == np.float64 else out.dtype
-        if dtype != case.type.dtype:
+        if out.dtype != case.type.dtype:
             assert not result.holds(sizes), (sizes, out.dtype)
             continue
         assert result.holds(sizes), sizes

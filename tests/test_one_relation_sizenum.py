@@ -5,6 +5,8 @@ its relation makes where it is made: make_node, query, relation and refine agree
 every node of such graphs, judged by brute force over n in 0..4 (each node's relation
 run on the types the graph has at that n, forwards by kanren.run and backwards by
 query) and by NumPy (refine's types at a given n are the types of NumPy's result).
+eval_shape builds them under NumPy's rules (``numpy_rules``: float64, NEP 50), so they
+are asked under those rules, as a graph built under a default dtype is asked under it.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from unification import var
 
 import kantensor as kt
 from kantensor.logic.terms import TensorTerm
+from kantensor.types.dtypes import numpy_rules
 from kantensor.types.symbols import substitute
 
 PROGRAMS = {
@@ -58,6 +61,11 @@ def test_refine_takes_every_graph_with_a_size_used_as_a_number(name, text):
     r = _graph(name, text)
     if r is None:
         pytest.skip("eval_shape refuses it")
+    with numpy_rules():
+        _refined(r, name, text)
+
+
+def _refined(r, name: str, text: str) -> None:
     refined = kt.refine(r.graph.outputs)  # raised RefinementError on size_number
     assert refined[r.graph.outputs[0]] == r.type
     for n in range(5):
@@ -79,6 +87,11 @@ def test_every_node_is_its_relation_forwards_and_backwards(name, text):
     r = _graph(name, text)
     if r is None:
         pytest.skip("eval_shape refuses it")
+    with numpy_rules():
+        _each_node_is_its_relation(r)
+
+
+def _each_node_is_its_relation(r) -> None:
     for node in kt.toposort(r.graph.outputs):
         if not hasattr(node.op, "signature_for"):
             continue  # size{n}: declared, no relation

@@ -26,6 +26,7 @@ from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
 from ..types.conditions import Clause, Condition, is_choice
 from ..types.dim import unknown
+from ..types.dtypes import numpy_rules
 from ..types.facts import Facts
 from ..types.tidy import tidy
 from ..types.tidysize import tidy_size
@@ -350,7 +351,7 @@ def eval_shape(fn: Callable[..., Any], *types: TensorType | str,
     locator = Locator(own)
     kwargs = traced_kwargs(kwargs)
     found = reach(fn, own, tuple(kwargs.values()))
-    with installed(found):
+    with numpy_rules(), installed(found):  # NumPy's dtypes: Python floats float64, NEP 50
         cases, refused = _cases(fn, in_types, names, kwargs, locator, given)
         again = _under_needs(cases, refused, given)
         if again is not None:

@@ -120,8 +120,11 @@ def _converted(obj: Any, dtype: Any, copy: Any, order: Any) -> Any:
     if order is not None and str(order).upper() not in ("C", "F", "A", "K"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     out = listed(obj)
-    if out is None and isinstance(obj, Variable) and _python_leaf(obj) is not obj:
-        out = listed([obj])[0]  # (np.array(n * 1.5): NumPy's 0-d float64 of a float)
+    if out is None and (isinstance(obj, Dim | Ratio) or isinstance(obj, Variable) and
+                        _python_leaf(obj) is not obj):
+        # np.array(n * 1.5), np.asarray(n): NumPy's 0-d array of a Python number, no
+        # longer one (strong in promotion, NEP 50), of its dtype (float64, int64)
+        out = listed([obj])[0]
     out = _stacked(obj) if out is None else out
     name = None if dtype is None else np.dtype(dtype).name
     if copy is False and isinstance(obj, Variable) and (

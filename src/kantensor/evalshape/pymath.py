@@ -19,6 +19,7 @@ from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimorder import decided
 from ..types.intervals import interval
+from ..types.operators import python_result
 from ..types.sizenum import Ratio, size_tensor
 from ..types.stated import split_constant
 from .powers import MATH_TAG
@@ -58,6 +59,8 @@ def _math(name: str) -> Callable[..., Any]:
                 raise OverflowError(f"math range error: math.{name} of the size {x}, "
                                     "which is too large for a float here")
         out = ufunc(size_tensor(x) if isinstance(x, Dim | Ratio) else x)
+        if out.type.ndim == 0:  # a Python float (weak in NEP 50), np.sqrt's is not
+            out = python_result(out if out.type.dtype == "float64" else out.astype("float64"))
         out.tag[MATH_TAG] = name  # a Python float: divided by, its 0 raises (.powers)
         return out
     return traced

@@ -22,6 +22,7 @@ from ..graph.fgraph import FunctionGraph
 from ..ops.contracts import contract, contract_of
 from ..types.conditions import AnyOf, Clause, Condition, Source, negate
 from ..types.contracts import Contract
+from ..types.dtypes import numpy_rules
 from ..types.type import TensorType
 from .counts import decided
 from .display import shape_result_html
@@ -81,6 +82,10 @@ class ShapeResult:
         where the code branched on sizes, one of its cases with its own conditions and
         assumptions (ValueError where a case's assumption is itself a disjunction: see
         each case's contract)."""
+        with numpy_rules():  # (the rules the graph was built under)
+            return self._contract()
+
+    def _contract(self) -> Contract:
         if self.cases:
             options = []
             for case in self.cases:

@@ -11,7 +11,7 @@ from typing import Any
 from ..graph import codegen
 from ..graph.basic import Apply
 from ..signature.signature import Signature
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import rules_key
 from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call
@@ -134,7 +134,7 @@ class OpFamily:
         """The general path: bind the call, pick the Op, make the node; remembered in
         the memo of the call's shape when the call has an exact key, bind found the same
         tensors, and the default dtype did not change meanwhile (another thread)."""
-        dtype = get_default_dtype()
+        dtype = rules_key()
         tensors, params = self.spec.bind(args, kwargs)
         node = self._op(params).make_node(*tensors)  # TemplateOp.__call__, inlined
         if shape not in self.fast and len(self.fast) < FAST_SHAPES and codegen.enabled():
@@ -142,7 +142,7 @@ class OpFamily:
             if layout is not None:
                 fast = self.fast[shape] = fast_call(*layout)
                 miss = fast(args, kwargs)  # its memo is empty: a Miss, or None
-        if type(miss) is Miss and miss.key[-1] == dtype == get_default_dtype() and \
+        if type(miss) is Miss and miss.key[-1] == dtype == rules_key() and \
                 not node.conditions and len(tensors) == len(miss.tensors) and \
                 all(map(is_, tensors, miss.tensors)):  # a hit makes a node of no conditions
             if self._recorded >= MEMO_SIZE:

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import rules_key
 from .pyints import wrapped_key
 
 #: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:
@@ -120,7 +120,7 @@ FastCall = functools.partial
 
 #: The names generated code sees.
 _NAMESPACE = {"Variable": Variable, "Miss": Miss, "wrapped_key": wrapped_key,
-              "default_dtype": get_default_dtype, "one_output": Apply.one_output,
+              "default_dtype": rules_key, "one_output": Apply.one_output,
               "of_new_outputs": Apply.of_new_outputs}
 
 #: The classes of what a call gives, as the generated code treats them.

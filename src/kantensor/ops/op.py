@@ -23,9 +23,12 @@ from ..types.dtypes import (
     REAL_OF,
     get_default_dtype,
     pin_default,
+    pin_rules,
     priority,
     promoted,
+    rules_key,
     unpin_default,
+    unpin_rules,
 )
 from ..types.facts import EMPTY, Facts
 from ..types.type import TensorType
@@ -51,6 +54,20 @@ COMPUTE_MODES = ("output", "promote", "select", "none", "wider")
 #: How many input-type keys a SignatureOp remembers the outputs of, and how many calls
 #: an OpFamily remembers over all its call shapes (then it starts over).
 MEMO_SIZE = 1024
+
+
+#: The tag of a node built under NumPy's rules (``numpy_rules``: eval_shape's nodes).
+RULES_TAG = "rules"
+
+
+def built_rules(node: Apply) -> str | None:
+    """The rules ``node`` was built under, as :func:`~kantensor.types.dtypes.rules_key`
+    gives them (for :func:`~kantensor.types.dtypes.pin_rules`): ``"numpy"`` where it was
+    built under NumPy's, else the default float dtype its wrapped numbers say (None: no
+    wrapped number says). Re-inferring a node (at run time, in a lowering) reads them."""
+    tag = node._tag
+    rules = tag.get(RULES_TAG) if tag else None
+    return rules if rules is not None else _built_default(node)
 
 
 def _built_default(node: Apply) -> str | None:
@@ -163,6 +180,7 @@ class SignatureOp(Op):
         key = []
         facts = None
         dtype = get_default_dtype()  # read once per build (other threads may change it)
+        rules = rules_key()  # the default, or "numpy" (NumPy's promotion, float64)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
             if isinstance(x, Variable):
                 wrapped = x.wrapped and wrapped_key(x)
@@ -181,7 +199,7 @@ class SignatureOp(Op):
             variables.append(x)
             key.append(x.type)  # interned: hashed and compared by identity
             key.append(wrapped)
-        key.append(dtype)
+        key.append(rules)
         if facts is not None:
             key.append(facts)
         key = tuple(key)
@@ -193,6 +211,8 @@ class SignatureOp(Op):
             node = Apply.one_output(hit[1], variables, hit[1].output_class, outs[0]).owner
         else:
             node = Apply.of_new_outputs(hit[1], variables, hit[1].output_class, outs)
+        if rules == "numpy":  # (re-inferred under them: built_rules)
+            node.tag[RULES_TAG] = rules
         conditions = hit[3]
         if conditions:
             if conjunction(conditions):  # facts of the outputs: named on the inputs now
@@ -215,7 +235,7 @@ class SignatureOp(Op):
         depends on its value), then the default dtype and the facts. A hit is one dict
         lookup."""
         types = tuple([x.type for x in inputs])
-        token = pin_default(key[-1] if facts is None else key[-2])  # for every step
+        token = pin_rules(key[-1] if facts is None else key[-2])  # for every step
         try:
             signature, op = self.signature_for(types)
             found = build(signature, types, tuple([x.wrapped for x in inputs]), name=op,
@@ -224,14 +244,14 @@ class SignatureOp(Op):
             check_count(self, types)  # a count its call never takes: the arity error
             raise
         finally:
-            unpin_default(token)
+            unpin_rules(token)
         outs = found.types
         conditions = found.conditions
         if self.compute == "output" and outs:
             check_python_ints(op, inputs, outs[0].dtype)
             conditions = (*conditions, *size_conditions(inputs, outs[0].dtype))
         hit = (outs, op, types, conditions)
-        if (key[-1] if facts is None else key[-2]) != get_default_dtype():
+        if (key[-1] if facts is None else key[-2]) != rules_key():
             return hit  # the default changed meanwhile (another thread)
         memo = self.__dict__.setdefault("_memo", {})
         if len(memo) >= MEMO_SIZE:
@@ -247,15 +267,15 @@ class SignatureOp(Op):
         signature, _ = self.signature_for(types)
         # under the default dtype the node was built with (its wrapped floats' dtype),
         # not the caller's: a graph built in default_dtype("float64") was refused outside
-        built = _built_default(node)
-        token = pin_default(built) if built is not None else None
+        built = built_rules(node)
+        token = pin_rules(built) if built is not None else None
         try:
             outs = infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
         finally:
             if token is not None:
-                unpin_default(token)
+                unpin_rules(token)
         for i, (out, var) in enumerate(zip(outs, node.outputs, strict=True)):
             typed = var.type.shape
             if len(out.shape) != len(typed) or any(

@@ -24,7 +24,7 @@ from ..logic.terms import TensorTerm, fresh, walk
 from ..signature.signature import Signature
 from ..signature.solve import solutions
 from ..types.dim import Dim, DimLike, unknown
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import rules_key
 from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 from .units import UNIFY, Unify, Unit
@@ -122,8 +122,8 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
         default_dtype: str | None = None) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
-    (``default_dtype``: :func:`get_default_dtype`, when the caller read it.)"""
-    default_dtype = default_dtype or get_default_dtype()
+    (``default_dtype``: :func:`~kantensor.types.dtypes.rules_key`, when the caller read it.)"""
+    default_dtype = default_dtype or rules_key()
     slots: dict = {}  # each lone hole's slot, in order of appearance
     plain = []
     for operand in operands:
@@ -199,7 +199,7 @@ def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict]
     if unit.relation is UNIFY:
         return None
     canon, order = _canonical(operands)
-    found = _cases(unit.relation, unit.n_inputs, canon, get_default_dtype())
+    found = _cases(unit.relation, unit.n_inputs, canon, rules_key())
     if found is None:
         return None
     return [_back(facts, order) for facts in found]

@@ -21,7 +21,7 @@ from ..ops.contracts import contract as graph_contract
 from ..ops.contracts import contract_given
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import rules_key
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types
@@ -252,7 +252,7 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
     progress = Progress("refine: relations solved")
     popleft, discard = queue.popleft, queued.discard
     resolved, resolve = sizes.known.get, sizes.resolve_entries
-    dtype = get_default_dtype()
+    dtype = rules_key()
     runs = 0
     try:
         while True:

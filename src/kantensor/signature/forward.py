@@ -22,7 +22,7 @@ from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, InputAxis, Source, is_choice
 from ..types.dim import Dim, unknown
-from ..types.dtypes import get_default_dtype
+from ..types.dtypes import rules_key
 from ..types.facts import EMPTY, Facts
 from ..types.type import TensorType
 from .arity import check_arity
@@ -269,7 +269,7 @@ def build(sig: Overloads, input_types: Sequence[TensorType],
         raise ValueError(f"{label(sig, name)}: wrapped has {len(flags)} entries for "
                          f"{len(types)} inputs")
     check_arity(lambda: label(sig, name), sig.arities, len(types), signature=sig)
-    out = _infer_cached(sig, types, flags, get_default_dtype(), facts)
+    out = _infer_cached(sig, types, flags, rules_key(), facts)
     if isinstance(out, str):
         raise TypeInferenceError(f"{label(sig, name)}: {out}", signature=sig)
     if isinstance(out, list):

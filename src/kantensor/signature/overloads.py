@@ -23,7 +23,7 @@ from ..logic.store import (
 from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
 from ..syntax.alternative import Overloads
 from ..types.dim import Dim, unknown
-from ..types.dtypes import DTYPES, get_default_dtype
+from ..types.dtypes import DTYPES, rules_key
 from ..types.symbols import free_symbols, substitute
 from .compile import CompiledAlternative, compile_alternative
 
@@ -62,7 +62,7 @@ class FirstMatch(Constraint):
         key = ground_key(self.inputs, s)
         if key is None:
             return s, False
-        default = get_default_dtype()
+        default = rules_key()
         earlier = [j for j in range(self.k) if j not in self.refuted
                    and _accepts(self.sig, j, key, default)]
         if not earlier:
@@ -100,7 +100,7 @@ class FirstMatch(Constraint):
         if isvar(walk(self.branch, s)):
             key = ground_key(self.inputs, s)
             earlier = [j for j in range(self.k) if j not in self.refuted and key is not None
-                       and _accepts(self.sig, j, key, get_default_dtype())]
+                       and _accepts(self.sig, j, key, rules_key())]
             if earlier:
                 ways = refusals(self.sig, earlier[0], self.inputs, s)
                 if ways and len(ways) > 1:

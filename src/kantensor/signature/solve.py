@@ -31,7 +31,7 @@ from ..logic.terms import Symbol, TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import RenderingLimit, Unrendered
 from ..types.dim import Dim
-from ..types.dtypes import Priority, get_default_dtype, priority
+from ..types.dtypes import Priority, get_default_dtype, priority, rules_key
 from ..types.limits import MAX_NDIM
 from ..types.sizenum import NUMBER_VALUE
 from ..types.type import TensorType
@@ -221,7 +221,7 @@ class Relation:
                 # of other goals' values, say after memberos); not where a wrapped int's
                 # value is known, which the ground terms do not hold
                 if _holds(self.target, self.max_rank, len(in_terms), ground,
-                          get_default_dtype()):
+                          rules_key()):
                     yield S
                 return
             yield from self._states(S, in_terms, out_terms, self.max_rank)

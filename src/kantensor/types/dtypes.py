@@ -50,8 +50,9 @@ __all__ = [
     "Priority", "PromotionError", "REAL_OF", "STRING", "category", "default_complex_dtype",
     "default_dtype", "float_of", "get_default_dtype", "dtype_info", "integer_range", "is_inexact",
     "is_integer", "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
-    "operand_dtype_and_priority", "priority", "promote_types", "promoted", "python_dtype",
-    "real_of", "result_type", "result_type_of", "set_default_dtype",
+    "numpy_result_type_of", "numpy_rules", "operand_dtype_and_priority", "pin_rules", "priority",
+    "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
+    "rules_key", "set_default_dtype", "unpin_rules",
 ]
 
 
@@ -103,6 +104,8 @@ DEFAULT_CHOICES = ("float16", "float32", "float64")
 _global_default = "float32"  # set_default_dtype: the whole process
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
+#: Whether promotion follows NumPy 2 (NEP 50) in this thread or task: see :func:`numpy_rules`.
+_context_numpy: ContextVar[bool] = ContextVar("kantensor_numpy_rules", default=False)
 
 
 def _unsupported(x: Any, detail: str = "") -> TypeError:
@@ -297,6 +300,38 @@ def default_dtype(dtype: Any) -> Iterator[str]:
         _context_default.reset(token)
 
 
+@contextmanager
+def numpy_rules() -> Iterator[str]:
+    """``with numpy_rules():`` dtypes follow NumPy 2 inside the block, in this thread or
+    task only (as :func:`default_dtype`): Python floats are float64 and promotion is
+    NEP 50's (:func:`numpy_result_type_of`). ``eval_shape`` traces NumPy code in it."""
+    token = _context_numpy.set(True)
+    try:
+        with default_dtype("float64") as name:
+            yield name
+    finally:
+        _context_numpy.reset(token)
+
+
+def rules_key() -> str:
+    """What a memo of inference results is keyed by besides its inputs: the default dtype,
+    or ``"numpy"`` inside :func:`numpy_rules` (whose default is float64 too, but whose
+    promotion is another)."""
+    return "numpy" if _context_numpy.get() else get_default_dtype()
+
+
+def pin_rules(key: str) -> Any:
+    """Make the rules :func:`rules_key` gave ``key`` (a default dtype, or ``"numpy"``) the
+    ones of this thread until :func:`unpin_rules`. Returns the token to give back."""
+    numpy = key == "numpy"
+    return _context_numpy.set(numpy), _context_default.set("float64" if numpy else key)
+
+
+def unpin_rules(token: Any) -> None:
+    _context_numpy.reset(token[0])
+    _context_default.reset(token[1])
+
+
 def pin_default(dtype: str) -> Any:
     """Make ``dtype`` (a valid default, read once by the caller) the default in this thread
     until :func:`unpin_default`: one build reads the default once, whatever other threads
@@ -393,11 +428,39 @@ def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
     return result
 
 
+def numpy_result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
+    """The result dtype NumPy 2 gives (NEP 50) for ``(dtype, priority)`` operands: only
+    Python numbers (``WRAPPED``) are weak; ``ZERO_DIM`` and ``TENSOR`` are one strong class
+    promoted by NumPy's table (``np.result_type``: int32 + float32 is float64), which the
+    weak class meets as in :func:`_combine` (NEP 50's rule for Python numbers). Strong
+    dtypes NumPy lacks (bfloat16, float8, ...) promote by :func:`result_type_of`."""
+    strong: list[str] = []
+    weak: list[str] = []
+    for dtype, p in operands:
+        name = normalize_dtype(dtype)
+        if _CATEGORY[name] is STRING:
+            raise _no_strings()
+        (weak if Priority(p) is Priority.WRAPPED else strong).append(name)
+    if not strong and not weak:
+        raise TypeError("result_type needs at least one operand")
+    if any(_INFO[d].package != "numpy" for d in strong):
+        return result_type_of([(d, Priority.TENSOR) for d in strong] +
+                              [(d, Priority.WRAPPED) for d in weak])
+    result = _combine(np.result_type(*strong).name if strong else None, _join(weak))
+    assert result is not None
+    return result
+
+
 @lru_cache(maxsize=4096)
+def _promoted(operands: tuple[tuple[str, Priority], ...], numpy: bool) -> str:
+    return numpy_result_type_of(operands) if numpy else result_type_of(operands)
+
+
 def promoted(operands: tuple[tuple[str, Priority], ...]) -> str:
-    """:func:`result_type_of` on a tuple of ``(dtype, priority)``, memoized: the one
-    cache of promotion (the solver's constraints and make_node share it)."""
-    return result_type_of(operands)
+    """:func:`result_type_of` on a tuple of ``(dtype, priority)`` (NumPy's
+    :func:`numpy_result_type_of` inside :func:`numpy_rules`), memoized: the one cache of
+    promotion (the solver's constraints and make_node share it)."""
+    return _promoted(operands, _context_numpy.get())
 
 
 def operand_dtype_and_priority(x: Any) -> tuple[str, Priority]:

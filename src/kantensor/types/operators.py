@@ -40,16 +40,40 @@ def apply_operator(name: str, *args: Any) -> Any:
     return fn(*args)
 
 
+#: ``(plain, python)``: the class of an Op's output and the class of one that is a Python
+#: number of the code (wrapped): set by the variable layer, which defines both.
+NUMBER_CLASSES: list[type] = []
+_PYTHON_TYPES = frozenset({bool, int, float, complex})
+
+
+def _is_python(x: Any) -> bool:
+    """Whether ``x`` is a Python number of the code: a Python bool, int, float or complex
+    (not a NumPy scalar), a size, a Ratio, or a wrapped 0-d variable (``n * 1.5``)."""
+    return type(x) in _PYTHON_TYPES or isinstance(x, Dim | Ratio) or (
+        isinstance(x, Variable) and x.wrapped and x.type.ndim == 0)
+
+
+def python_result(result: Any, *operands: Any) -> Any:
+    """``result`` of a Python operator on ``operands``, made a Python number (wrapped: weak
+    in promotion, as NEP 50 says) where every operand is one, as Python computes it:
+    ``n * 1.5`` is a Python float in NumPy code, ``np.multiply(n, 1.5)`` a NumPy scalar."""
+    if NUMBER_CLASSES and type(result) is NUMBER_CLASSES[0] and all(map(_is_python, operands)):
+        result.__class__ = NUMBER_CLASSES[1]
+    return result
+
+
 def binary(name: str, reflected: bool = False):
     """The method of operator ``name`` (``x + y``; ``reflected``: ``y + x``'s ``__radd__``)."""
     if reflected:
         def method(self, other):
             fn = OPERATORS.get(name)
-            return fn(other, self) if fn is not None else apply_operator(name, other, self)
+            return python_result(fn(other, self) if fn is not None else
+                                 apply_operator(name, other, self), self, other)
     else:
         def method(self, other):
             fn = OPERATORS.get(name)
-            return fn(self, other) if fn is not None else apply_operator(name, self, other)
+            return python_result(fn(self, other) if fn is not None else
+                                 apply_operator(name, self, other), self, other)
     method.__name__ = f"__{'r' if reflected else ''}{name}__"
     return method
 

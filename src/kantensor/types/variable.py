@@ -22,7 +22,16 @@ from .dim import Dim
 from .display import variable_html
 from .dtypename import dtype_name
 from .dtypes import get_default_dtype, normalize_dtype, python_dtype
-from .operators import COMPARABLE, METHODS, At, apply_operator, binary, inplace
+from .operators import (
+    COMPARABLE,
+    METHODS,
+    NUMBER_CLASSES,
+    At,
+    apply_operator,
+    binary,
+    inplace,
+    python_result,
+)
 from .operators import OPERATORS as OPERATORS
 from .operators import register_operator as register_operator
 from .protocol import REBIND, array_function, array_ufunc
@@ -111,16 +120,16 @@ class _TensorOperators:
     __rshift__, __rrshift__ = binary("rshift"), binary("rshift", True)
 
     def __neg__(self):
-        return apply_operator("neg", self)
+        return python_result(apply_operator("neg", self), self)
 
     def __pos__(self):
-        return apply_operator("pos", self)
+        return python_result(apply_operator("pos", self), self)
 
     def __invert__(self):
         return apply_operator("invert", self)
 
     def __abs__(self):
-        return apply_operator("abs", self)
+        return python_result(apply_operator("abs", self), self)
 
     def __getitem__(self, index):
         fn = OPERATORS.get("getitem")
@@ -282,12 +291,23 @@ class TensorConstant(_TensorOperators, Constant):
         return _TensorOperators.__bool__(self)
 
 
-class SizeNumber(TensorVariable):
+class PythonNumber(TensorVariable):
+    """A Python number the graph computes: a Python operator's result on Python numbers
+    only (``n * 1.5``, ``-(d ** -0.5)``; :func:`~.operators.python_result`): *wrapped*,
+    as the Python float NumPy code had there (weak in NumPy's promotion, NEP 50)."""
+
+    __slots__ = ()
+    wrapped = True
+
+
+class SizeNumber(PythonNumber):
     """The 0-d int64 number of a size (``size_number``'s output, see
     :mod:`kantensor.types.sizenum`): *wrapped*, as the Python int NumPy code had there."""
 
     __slots__ = ()
-    wrapped = True
+
+
+NUMBER_CLASSES[:] = [TensorVariable, PythonNumber]
 
 
 TensorType.variable_type = TensorVariable
