@@ -7,7 +7,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from kantensor.onnx import infer_shapes, modelmemo, nodecache
+from exported_models import pool_stack
+from kantensor.onnx import infer_shapes, modelmemo, nodecache, nodeslot
 from test_onnx_memo_nodes import forget, fresh
 
 F = TensorProto.FLOAT
@@ -44,3 +45,38 @@ def test_a_node_whose_conditions_name_an_unnamed_input_size_has_no_plan():
             plan = gather.later.made(gather, models[k].graph.node[0])  # again)
         planned.append(plan is not None)
     assert planned == [False, False, False, True, True, True, False, False, True, False]
+
+
+def test_a_model_read_with_new_size_names_makes_no_plan(monkeypatch):
+    """A pool stack read node by node with its size names changed between reads: a
+    record met again whose inputs' tokens are not its slot's makes no plan (it could
+    not apply: the node is typed anew and keeps another slot), and a read of the same
+    names again makes and uses the plans; every answer is the one with every memo
+    emptied. (It fails when replay makes a record's plan before comparing its tokens:
+    the renamed reads make one a node.)"""
+    def renamed(suffix: str) -> onnx.ModelProto:
+        out = onnx.ModelProto()
+        out.CopyFrom(model)
+        for value in out.graph.input:
+            for d in value.type.tensor_type.shape.dim:
+                if d.dim_param:
+                    d.dim_param += suffix
+        return out
+
+    model, _ = pool_stack(2)
+    models = [renamed(s) for s in ("_a", "_b", "_c")]
+    want = [fresh(m) for m in models]
+    forget()
+    made = []
+    real = nodeslot._plan
+    monkeypatch.setattr(nodeslot, "_plan", lambda *a: made.append(1) or real(*a))
+    counts = []
+    for k in (0, 1, 2, 2, 1, 1):
+        modelmemo.MODELS.clear()
+        made.clear()
+        assert infer_shapes(models[k]) == want[k]
+        counts.append(len(made))
+    nodes = len(model.graph.node)
+    assert counts[:3] == [0, 0, 0]  # (a first read, then new names: no plan made)
+    assert counts[3] == nodes and counts[5] == nodes  # (the same names: every plan)
+    assert counts[4] == 0

@@ -138,14 +138,19 @@ def test_sets_sharing_a_pending_chain_answer_from_many_threads() -> None:
 def test_weight_carried_by_growth_is_the_triples_terms(steps, union) -> None:
     """``oversized`` weighs a set by its triples' terms in all (what the prover counts:
     :func:`~kantensor.types.prove.terms_of`); a grown set takes its parent's weight plus
-    its new atoms' (an atom already held, or given twice, counted once)."""
+    its new atoms' (an atom already held, or given twice, counted once); grown a second
+    time by the same conditions under other sources, the first one's."""
     facts = EMPTY
     for step in steps:
         facts.oversized()  # (the parent weighed: its weight carried to the next set)
-        facts = facts.with_(*step, *step[:1])
-        assert facts._weight is not None or not facts.atoms
-        facts.oversized()
-        assert facts._weight == terms_of(x for t in facts.triples for x in (t[0], t[2]))
+        first = facts.with_(*step, *step[:1])
+        noted = facts.with_(*[Condition(c.left, c.op, c.right, Source(node="n"))
+                              for c in step])
+        for grown in (first, noted):
+            assert grown._weight is not None or not grown.atoms
+            grown.oversized()
+            assert grown._weight == terms_of(x for t in grown.triples for x in (t[0], t[2]))
+        facts = noted
     grown = facts.union(Facts(union))
     grown.oversized()
     assert grown._weight == terms_of(x for t in grown.triples for x in (t[0], t[2]))

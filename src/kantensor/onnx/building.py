@@ -26,7 +26,11 @@ __all__ = ["Building"]
 
 class Building:
     """What the reader does to build a node: ``graph`` whether values and Variables are
-    made (else types only), ``facts`` what the earlier nodes need; ``vars`` its own."""
+    made (else types only), ``facts`` what the earlier nodes need; ``vars`` its own;
+    ``built``, the last node built and its parameters (as :func:`.calls.arguments` read
+    them: what keeps its template, :func:`.generic.keep_template`, reads of it again)."""
+
+    built: tuple[onnx.NodeProto, dict] | None = None
 
     def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
               ) -> tuple[tuple, tuple, tuple]:
@@ -35,6 +39,7 @@ class Building:
         and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
         op_type, label = node.op_type, node_label(node)
         tensors, params = arguments(self, entry, node, label)
+        self.built = node, params
         facts = self.facts or None
         for t in tensors:
             if not isinstance(t.type, TensorType):

@@ -380,5 +380,7 @@ def keep_template(reader: Any, entry: OnnxOp, node: onnx.NodeProto, found: tuple
     next node of its key makes it (:func:`remembered`)."""
     if found is None:
         return
-    params = arguments(reader, entry, node, label(node))[1]
+    built = reader.built  # (its parameters as its build read them, if it was built)
+    params = built[1] if built is not None and built[0] is node else \
+        arguments(reader, entry, node, label(node))[1]
     TEMPLATES[found[0]] = _Kept(params, found, typed)  # (the key object filed stays)

@@ -249,8 +249,12 @@ def replay(reader: Any, serialized: Sequence[bytes],
             if rec is SEEN:  # (typed once by a template: its record made now)
                 rec = again(nodes[k], data)
             plan = rec.plan
-            if plan is None and rec.later is not None:  # (its slot's plan, made when the
-                plan = rec.plan = rec.later.made(rec, nodes[k])  # record is met again)
+            if plan is None and rec.later is not None and tuple([
+                    tokens.get(n, _MISSING) if n else None for n in rec.names]) == rec.slot[2]:
+                # (its slot's plan, made when the record is met again with its inputs'
+                # tokens the slot's: else the plan would not apply, and the typing anew
+                # keeps another slot; a model read with new size names makes none)
+                plan = rec.plan = rec.later.made(rec, nodes[k])
                 rec.later = None
             if plan is not None:
                 try:  # (KeyError: an input has no token, so the slot does not apply)

@@ -343,7 +343,11 @@ class _Plan(DtypePlan):
                     if part is None:
                         raise _Open
                     sizes.extend(part)
-                    unknowns = unknowns or None in part
+                    if not unknowns:  # (by identity: ``None in part`` calls Dim.__eq__
+                        for x in part:  # on each named size, to no effect)
+                            if x is None:
+                                unknowns = True
+                                break
                     continue
                 node = it.node
                 if type(node) is A.DimVar:

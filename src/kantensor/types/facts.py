@@ -112,7 +112,8 @@ class Facts:
             # node's and the model's note of them, each grown from one set of facts)
             return self._grown(Facts(self.atoms | added), new, last[1:])
         grown = self._grown(Facts(self.atoms | added), new)
-        self._grew = added, grown._lows, grown._rising, grown._box
+        self._grew = added, grown._lows, grown._rising, grown._box, grown._weight, \
+            grown._parts
         return grown
 
     def union(self, other: Facts) -> Facts:
@@ -127,9 +128,11 @@ class Facts:
         """``grown`` (these facts and ``new``) with what these facts know of their atoms'
         least values, trends and parts carried over and added to by ``new`` (a model's
         facts grow by a node's conditions at a time: each set walked every atom again).
-        ``known``: the least values, trend and box of a set of the same atoms (they are
-        the atoms' keys' alone: equal conditions of other sources say the same)."""
-        lows, rising_, box = (None, None, None) if known is None else known
+        ``known``: the least values, trend, box, prover weight and parts of a set of the
+        same atoms grown from these facts (they are the atoms' keys' alone: equal
+        conditions of other sources say the same; a part is made of symbols and counts)."""
+        lows, rising_, box, weight, parts = (None, None, None, None, None) if known is None \
+            else known
         if rising_ is not None:
             grown._rising = rising_
         elif self._rising is not None:
@@ -144,16 +147,21 @@ class Facts:
             grown._lows = lows
         if box is not None:
             grown._box = box
-        if (self._box is not None and box is None) or self._parts is not None or \
-                self._weight is not None:
+        if weight is not None:
+            grown._weight = weight
+        if parts is not None:  # (pending or made: joined alike, see .factparts)
+            grown._parts = parts
+        if (self._box is not None and box is None) or (
+                self._parts is not None and parts is None) or (
+                self._weight is not None and weight is None):
             added = [c for c in new if c not in self.atoms]
             if len(added) > 1:
                 added = list(dict.fromkeys(added))  # (the first of equal ones: the set's)
-            if self._weight is not None:  # (its new atoms' terms added: see oversized)
-                grown._weight = self._weight + conditions_terms(added)
+            if self._weight is not None and weight is None:  # (its new atoms' terms
+                grown._weight = self._weight + conditions_terms(added)  # added: oversized)
             if self._box is not None and box is None:
                 grown._box = factbox.grown(self._box, [c.triple() for c in added])
-            if self._parts is not None:
+            if self._parts is not None and parts is None:
                 grown._parts = factparts.grown(self._parts, added)
         return grown
 
