@@ -415,6 +415,10 @@ def test_bytes_of_tasks_on_unknown_chunks_are_reported_unknown_never_bounded():
     report = f.memory(((np.nan, np.nan), (4,)))
     assert report.unknown == 4 and report.at_most == 0  # (with the input's 2 blocks)
     assert "mul: 4 tasks; 4 tasks of bytes unknown (chunks of unknown size)" in str(report)
+    # no task of known bytes: no largest task nor peak is said (once "0 B ... at least 0 B")
+    assert str(report).splitlines()[0] == (
+        "4 tasks; 4 tasks of bytes unknown (chunks of unknown size); no task's bytes "
+        "known, so no largest task or peak per worker")
     assert kt.function([x], 2 * x, backend="dask").memory(((5, 5), (4,))).unknown == 0
     X, M = da.from_array(V, chunks=(5, 4)), da.from_array(K, chunks=5)
     masked = X[M]

@@ -97,15 +97,19 @@ class DaskMemory:
 
     def __str__(self) -> str:
         at_most = self.largest is not None and self.largest[1].at_most
-        lines = [f"{self.tasks} tasks; largest task {'at most ' * at_most}"
-                 f"{mb(self.largest_input)} in, "
-                 f"{mb(self.largest[1].output if self.largest else 0)} out"
-                 f"{_inside(self.largest[1]) if self.largest else ''}; peak per "
-                 f"worker ({self.threads_per_worker} thread"
-                 f"{'s' * (self.threads_per_worker != 1)}) "
-                 f"{'of its largest task at most' if at_most else 'at least'} "
-                 f"{mb(self.peak_per_worker)}{_unknown(self.unknown)}"
-                 f"{_bounded(self.at_most)}"]
+        if self.largest is None:  # (no task of known bytes: no largest, no peak to say)
+            lines = [f"{self.tasks} tasks{_unknown(self.unknown)}; no task's bytes known, "
+                     "so no largest task or peak per worker"
+                     if self.unknown else f"{self.tasks} tasks"]
+        else:
+            lines = [f"{self.tasks} tasks; largest task {'at most ' * at_most}"
+                     f"{mb(self.largest_input)} in, {mb(self.largest[1].output)} out"
+                     f"{_inside(self.largest[1])}; peak per "
+                     f"worker ({self.threads_per_worker} thread"
+                     f"{'s' * (self.threads_per_worker != 1)}) "
+                     f"{'of its largest task at most' if at_most else 'at least'} "
+                     f"{mb(self.peak_per_worker)}{_unknown(self.unknown)}"
+                     f"{_bounded(self.at_most)}"]
         for node, t in self.nodes:
             if t.largest is not None:
                 lines.append(f"  {node.op}: {t.tasks} tasks, largest "
