@@ -222,11 +222,14 @@ class Apply(_Tagged):
 
     def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
         """A new Apply of the same op on ``inputs`` (types re-inferred unless strict; a
-        strict clone keeps the conditions, which are of the sizes its types name)."""
+        strict clone keeps the conditions, which are of the sizes its types name, and the
+        tag, which says the rules the types were inferred under: ``kt.function`` clones)."""
         if strict:
             outputs = [o.clone() for o in self.outputs]
             node = Apply(self.op, inputs, outputs)
             node._conditions = self._conditions
+            if self._tag:
+                node._tag = dict(self._tag)
             return node
         return self.op.make_node(*inputs)
 

@@ -28,6 +28,7 @@ from .families.advanced import subscript_operator
 from .families.updates import update_operator
 from .filled import register as register_filled
 from .linalgnumpy import register as register_linalg_numpy
+from .numpypower import power_operator
 from .sizes import AXIS_INPUT
 from .templates import builder as builder  # the decorator registering a builder
 from .uniques import register as register_uniques
@@ -103,6 +104,8 @@ AS_TENSOR.set(_size_number)
 register_operator("getitem", subscript_operator(CATALOGUE["getitem"], CATALOGUE["index"]))
 # x == y during eval_shape compares elements (see TensorVariable.__eq__).
 register_operator("eq", CATALOGUE["eq"])
+# x ** 2 during eval_shape is NumPy's np.square (a bool array's int8; see .numpypower).
+register_operator("pow", power_operator(CATALOGUE["pow"], CATALOGUE["square"]))
 register_operator("ne", CATALOGUE["ne"])
 
 

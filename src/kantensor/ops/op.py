@@ -5,7 +5,8 @@ rendered from its parameters is :mod:`kantensor.ops.templateop`'s. Their familie
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,8 @@ from ..types.dtypes import (
     DEFAULT_CHOICES,
     REAL_OF,
     get_default_dtype,
+    is_inexact,
+    is_integer,
     pin_default,
     pin_rules,
     priority,
@@ -68,6 +71,21 @@ def built_rules(node: Apply) -> str | None:
     tag = node._tag
     rules = tag.get(RULES_TAG) if tag else None
     return rules if rules is not None else _built_default(node)
+
+
+@contextmanager
+def under_built_rules(node: Apply) -> Iterator[None]:
+    """Inside the block, the rules ``node`` was built under (:func:`built_rules`) are this
+    thread's: whatever re-reads the node's typing (run-time re-inference, the compute
+    dtype of a comparison, a lowering's axes) reads it as make_node did, not under the
+    caller's rules (None: the caller's stand)."""
+    built = built_rules(node)
+    token = pin_rules(built) if built is not None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            unpin_rules(token)
 
 
 def _built_default(node: Apply) -> str | None:
@@ -265,17 +283,14 @@ class SignatureOp(Op):
         types = tuple(TensorType(v.type.dtype, np.shape(x))
                       for v, x in zip(node.inputs, inputs, strict=True))
         signature, _ = self.signature_for(types)
-        # under the default dtype the node was built with (its wrapped floats' dtype),
+        # under the rules the node was built with (NumPy's, its wrapped floats' default),
         # not the caller's: a graph built in default_dtype("float64") was refused outside
-        built = built_rules(node)
-        token = pin_rules(built) if built is not None else None
         try:
-            outs = infer(signature, types, tuple(v.wrapped for v in node.inputs), name=self)
+            with under_built_rules(node):
+                outs = infer(signature, types, tuple(v.wrapped for v in node.inputs),
+                             name=self)
         except TypeInferenceError as exc:
             raise TypeInferenceError(f"at run time: {exc}", signature=signature) from None
-        finally:
-            if token is not None:
-                unpin_rules(token)
         for i, (out, var) in enumerate(zip(outs, node.outputs, strict=True)):
             typed = var.type.shape
             if len(out.shape) != len(typed) or any(
@@ -301,9 +316,14 @@ class SignatureOp(Op):
         """The dtype inputs are cast to before ``impl`` runs (see COMPUTE_MODES)."""
         if self.compute == "output":
             return node.outputs[0].type.dtype
-        if self.compute == "promote":
-            return promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
-                                    for v in node.inputs))
+        if self.compute == "promote":  # (as make_node promoted them: the node's rules)
+            with under_built_rules(node):
+                dtype = promoted(tuple((v.type.dtype, priority(v.type.ndim, v.wrapped))
+                                       for v in node.inputs))
+            if is_inexact(dtype) and built_rules(node) == "numpy" and all(
+                    is_integer(v.type.dtype) for v in node.inputs):
+                return None  # int64 with uint64: NumPy's comparison loops (qQ, Qq) are exact
+            return dtype
         return None
 
     def perform(self, node: Apply, inputs: list, output_storage: list[list]) -> None:

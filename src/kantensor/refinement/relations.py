@@ -24,7 +24,7 @@ from ..logic.terms import TensorTerm, fresh, walk
 from ..signature.signature import Signature
 from ..signature.solve import solutions
 from ..types.dim import Dim, DimLike, unknown
-from ..types.dtypes import rules_key
+from ..types.dtypes import pin_rules, rules_key, unpin_rules
 from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 from .units import UNIFY, Unify, Unit
@@ -123,7 +123,7 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
     (``default_dtype``: :func:`~kantensor.types.dtypes.rules_key`, when the caller read it.)"""
-    default_dtype = default_dtype or rules_key()
+    default_dtype = default_dtype or unit.rules or rules_key()
     slots: dict = {}  # each lone hole's slot, in order of appearance
     plain = []
     for operand in operands:
@@ -199,7 +199,7 @@ def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict]
     if unit.relation is UNIFY:
         return None
     canon, order = _canonical(operands)
-    found = _cases(unit.relation, unit.n_inputs, canon, rules_key())
+    found = _cases(unit.relation, unit.n_inputs, canon, unit.rules or rules_key())
     if found is None:
         return None
     return [_back(facts, order) for facts in found]
@@ -208,17 +208,21 @@ def cases(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> list[dict]
 @lru_cache(maxsize=16384)
 def _cases(relation: Any, n_inputs: int, canon: tuple, default_dtype: str
            ) -> tuple[tuple, ...] | None:
-    states, symvar = _states(relation, n_inputs, canon)
-    keys = [v for v in symvar.values()]
-    out: dict[tuple, None] = {}
-    steps = 0
-    for S in states:
-        for T in labelo(*keys)(S):
-            steps += 1
-            facts = tuple(sorted(_facts(T, symvar).items(), key=lambda kv: kv[0][1]))
-            out[facts] = None
-            if len(out) > MAX_CASES or steps > 16 * MAX_CASES:
-                return None
+    token = pin_rules(default_dtype)  # (the rules it is keyed by: the node's)
+    try:
+        states, symvar = _states(relation, n_inputs, canon)
+        keys = [v for v in symvar.values()]
+        out: dict[tuple, None] = {}
+        steps = 0
+        for S in states:
+            for T in labelo(*keys)(S):
+                steps += 1
+                facts = tuple(sorted(_facts(T, symvar).items(), key=lambda kv: kv[0][1]))
+                out[facts] = None
+                if len(out) > MAX_CASES or steps > 16 * MAX_CASES:
+                    return None
+    finally:
+        unpin_rules(token)
     return tuple(out)
 
 
@@ -244,8 +248,12 @@ def why_not(unit: Unit, operands: Sequence[tuple[str, bool, tuple]]) -> str:
     if unit.relation is UNIFY:
         return _mismatch(operands)
     canon, _ = _canonical(operands)
-    with explaining() as reasons:
-        found = list(_states(unit.relation, unit.n_inputs, canon)[0])
+    token = pin_rules(unit.rules or rules_key())  # (the rules it failed under)
+    try:
+        with explaining() as reasons:
+            found = list(_states(unit.relation, unit.n_inputs, canon)[0])
+    finally:
+        unpin_rules(token)
     if found:  # pragma: no cover - asked only after a failure
         return "no solution"
     return reasons[0] if reasons else "the sizes do not fit its signature"
@@ -273,13 +281,18 @@ def _solve_slots(relation: Signature | Unify, n_inputs: int, plain: tuple, defau
 def _solve(relation: Signature | Unify, n_inputs: int, canon: tuple, default_dtype: str
            ) -> tuple | None:
     """The agreed facts of a canonical run: ``(((kind, index), value), ...)``, kind 0
-    for a named Dim and 1 for an unknown."""
-    states, symvar = _states(relation, n_inputs, canon)
-    agreed: dict | None = None
-    for S in states:
-        facts = _facts(S, symvar)
-        agreed = facts if agreed is None else {
-            k: v for k, v in agreed.items() if k in facts and facts[k] == v}
+    for a named Dim and 1 for an unknown, solved under the rules ``default_dtype`` keys
+    (:func:`~kantensor.types.dtypes.rules_key`: a node's own, see ``Unit.rules``)."""
+    token = pin_rules(default_dtype)
+    try:
+        states, symvar = _states(relation, n_inputs, canon)
+        agreed: dict | None = None
+        for S in states:
+            facts = _facts(S, symvar)
+            agreed = facts if agreed is None else {
+                k: v for k, v in agreed.items() if k in facts and facts[k] == v}
+    finally:
+        unpin_rules(token)
     if agreed is None:
         return None
     return tuple(sorted(agreed.items(), key=lambda kv: kv[0][1]))

@@ -273,9 +273,10 @@ def _fixpoint(sizes: Sizes, units: list[Unit], touching: dict | None = None,
                         except ZeroDivisionError:  # a size of the graph's types divides by 0
                             raise undefined_size(sizes, unit) from None
                     operands.append(fixed)
-                found = run_sizes(unit, operands, dtype) if unit.memo is not None else \
+                rules = unit.rules or dtype  # (a node's own: the rules make_node ran)
+                found = run_sizes(unit, operands, rules) if unit.memo is not None else \
                     run(unit, [(*kind, e) for kind, e in zip(unit.kinds, operands, strict=True)],
-                        dtype)
+                        rules)
                 if found is None:
                     raise explain_conflict(sizes, unit)
                 if found:

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.display import value_text
-from ..ops.op import SignatureOp
+from ..ops.op import RULES_TAG, SignatureOp, built_rules
 from ..ops.sizes import SizeOp, axis_length, entries, given_axis, map_entries, symbol_of
 from ..signature.signature import Signature
 from ..types.basic_ops import SpecifyShape
@@ -72,6 +72,10 @@ class Unit:
     memo: dict | None = None
     #: the last flow of given types that ran it (:func:`.solve._fixpoint`'s token)
     mark: object = None
+    #: the rules its node was built under (:func:`~kantensor.ops.op.built_rules`:
+    #: ``"numpy"`` for eval_shape's nodes, or a default dtype), run under them as
+    #: make_node ran it; None: the caller's (a given type, a node no wrapped number says)
+    rules: str | None = None
 
     @classmethod
     def of(cls, relation: Signature | Unify, operands: Sequence[Operand], n_inputs: int,
@@ -79,7 +83,8 @@ class Unit:
         """The unit of ``relation`` over ``operands``."""
         return cls(relation, tuple(op.variable for op in operands),
                    tuple((op.dtype, op.wrapped) for op in operands),
-                   tuple(op.fixed for op in operands), n_inputs, node, given)
+                   tuple(op.fixed for op in operands), n_inputs, node, given,
+                   rules=None if node is None else built_rules(node))
 
     @property
     def operands(self) -> tuple[Operand, ...]:
@@ -145,21 +150,26 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
     units: list[Unit] = []
     for node in nodes:
         inputs, outputs = node.inputs, node.outputs
+        tag = node._tag
+        tagged = tag.get(RULES_TAG) if tag else None  # (eval_shape's nodes: "numpy")
         if len(inputs) == 2 and len(outputs) == 1:  # (the usual case: no comprehension)
             a, b = inputs
             o = outputs[0]
             variables = (a, b, o)
-            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type, o.wrapped)
+            key = (id(node.op), a.type, a.wrapped, b.type, b.wrapped, o.type, o.wrapped,
+                   tagged)
         else:
             variables = (*inputs, *outputs)
-            key = (id(node.op), len(inputs), *[(v.type, v.wrapped) for v in variables])
+            key = (id(node.op), len(inputs), tagged,
+                   *[(v.type, v.wrapped) for v in variables])
         alike = shared.get(key)
         if alike is None:
             alike = shared[key] = _alike(node, variables)
-        relation, kinds, fixed, filed, memo = alike
+        relation, kinds, fixed, filed, memo, rules = alike
         if relation is None:
             continue
-        unit = Unit(relation, variables, kinds, fixed, len(inputs), node, "", memo)
+        unit = Unit(relation, variables, kinds, fixed, len(inputs), node, "", memo, None,
+                    rules)
         units.append(unit)
         for i in filed:
             v = variables[i]
@@ -174,15 +184,16 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
 def _alike(node: Apply, variables: tuple[Variable, ...]) -> tuple:
     """What :func:`node_units` shares among the units of nodes like ``node``: its
     relation (None: no unit), the operands' kinds and fixed sizes, the positions of
-    those filed, and a memo of runs."""
+    those filed, a memo of runs, and the rules the node was built under (its tag, else
+    what its wrapped numbers say: both in the key of :func:`node_units`)."""
     relation = node_relation(node)
     if relation is None:
-        return None, None, None, None, None
+        return None, None, None, None, None, None
     shapes = [v.type.shape for v in variables]
     return (relation, kinds(node),
             tuple(() if shape == () else None for shape in shapes),
             tuple(i for i, shape in enumerate(shapes) if any(type(d) is not int for d in shape)),
-            {})
+            {}, built_rules(node))
 
 
 def is_size_carrier(variable: Variable) -> bool:

@@ -106,8 +106,8 @@ def casts(call: NodeCall, values: list[Any]) -> tuple[list[Any], tuple[str | Non
         return _changing(values, exact_casts(node, (call.out_types[0].dtype,) * n))
     if op.compute == "select":
         return _changing(values, (None,) + (call.out_types[0].dtype,) * (n - 1))
-    if op.compute == "promote":
-        dtype = op._compute_dtype(node)
+    dtype = op._compute_dtype(node) if op.compute == "promote" else None
+    if dtype is not None:  # (None: compared as given, NumPy's exact mixed-int loops)
         out, kinds = [], []
         for v, x in zip(node.inputs, values, strict=True):
             if isinstance(v, Constant) and v.type.ndim == 0:

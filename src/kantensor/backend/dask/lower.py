@@ -27,11 +27,10 @@ from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
 from ...graph.basic import Apply
-from ...ops.op import built_rules
+from ...ops.op import under_built_rules
 from ...ops.sizes import concrete, symbolic
 from ...signature.forward import infer
 from ...types.basic_ops import SpecifyShape
-from ...types.dtypes import pin_rules, unpin_rules
 from ...types.type import TensorType
 from .axes import NodeAxes, node_axes
 from .kernels import count_nonzero
@@ -351,15 +350,10 @@ def node_call(node: Apply, types: tuple[TensorType, ...], session: Session) -> N
                         session)
     wrapped = tuple(v.wrapped for v in node.inputs)
     signature, op = node.op.signature_for(types)
-    built = built_rules(node)  # (eval_shape's nodes: NumPy's rules; a graph's default)
-    token = pin_rules(built) if built is not None else None
-    try:
+    with under_built_rules(node):  # (eval_shape's nodes: NumPy's rules; a graph's default)
         out_types = tuple(infer(signature, types, wrapped, name=op))
         kind = getattr(op, "lowering", {}).get("dask")
         axes = node_axes(op, signature, types, wrapped, [t.ndim for t in out_types],
                          arranging=kind == ARRANGE)
-    finally:
-        if token is not None:
-            unpin_rules(token)
     session.types[node] = (types, out_types)
     return NodeCall(node, op, types, out_types, axes, kind, session)

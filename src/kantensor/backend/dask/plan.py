@@ -14,6 +14,7 @@ from typing import Any
 
 from ...graph.basic import Apply
 from ...graph.fgraph import FunctionGraph
+from ...ops.op import under_built_rules
 from ...ops.sizes import SizeOp
 from ...types.basic_ops import SpecifyShape
 from .algorithms import ALGORITHMS
@@ -86,8 +87,9 @@ def _line(node: Apply, names: dict, allow_rechunk: bool, bound: tuple | None) ->
     wrapped = tuple(v.wrapped for v in node.inputs)
     signature, op = node.op.signature_for(types)
     kind = getattr(op, "lowering", {}).get("dask")
-    axes = node_axes(op, signature, types, wrapped, [v.type.ndim for v in node.outputs],
-                     arranging=kind == ARRANGE)
+    with under_built_rules(node):  # (as the node was typed: eval_shape's NumPy rules)
+        axes = node_axes(op, signature, types, wrapped, [v.type.ndim for v in node.outputs],
+                         arranging=kind == ARRANGE)
     where = _where(axes, node, names)
     kept = sorted(axes.shared, key=str)
     algorithm = ALGORITHMS.get(kind) if kind is not None else None

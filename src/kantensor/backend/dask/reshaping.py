@@ -19,6 +19,7 @@ from dask.array.reshape import reshape_rechunk
 from dask.base import tokenize
 from dask.highlevelgraph import HighLevelGraph
 
+from ...ops.op import under_built_rules
 from ...ops.sizes import symbolic
 from ...signature.forward import infer
 from ...types.dim import Dim
@@ -121,7 +122,9 @@ def _resolved_shape(call: NodeCall, x: Any) -> tuple:
     """The output shape of the reshape for ``x`` of known sizes (re-typed)."""
     types = (concrete_type(x.dtype.name, x.chunks),)
     signature, op = call.node.op.signature_for(types)
-    return infer(signature, types, tuple(v.wrapped for v in call.node.inputs), name=op)[0].shape
+    with under_built_rules(call.node):  # (as the node was typed: eval_shape's NumPy rules)
+        return infer(signature, types, tuple(v.wrapped for v in call.node.inputs),
+                     name=op)[0].shape
 
 
 def _rows_reshaped(call: NodeCall, x: Any, shape: tuple) -> Any:
