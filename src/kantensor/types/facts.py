@@ -131,26 +131,17 @@ class Facts:
         ``known``: the least values, trend, box, prover weight and parts of a set of the
         same atoms grown from these facts (they are the atoms' keys' alone: equal
         conditions of other sources say the same; a part is made of symbols and counts)."""
-        lows, rising_, box, weight, parts = (None, None, None, None, None) if known is None \
-            else known
-        if rising_ is not None:
-            grown._rising = rising_
-        elif self._rising is not None:
-            grown._rising = self._rising and rising_facts(new)
-        if lows is not None:
-            grown._lows = lows
-        elif self._lows is not None:
+        lows, rising_, box, weight, parts = known or (None,) * 5
+        if rising_ is None and self._rising is not None:
+            rising_ = self._rising and rising_facts(new)
+        if lows is None and self._lows is not None:
             lows = dict(self._lows)
             for v, low in lower_bounds(new).items():
                 if v not in lows or lows[v] < low:
                     lows[v] = low
-            grown._lows = lows
-        if box is not None:
-            grown._box = box
-        if weight is not None:
-            grown._weight = weight
-        if parts is not None:  # (pending or made: joined alike, see .factparts)
-            grown._parts = parts
+        # (parts pending or made: joined alike, see .factparts)
+        grown._rising, grown._lows, grown._box, grown._weight, grown._parts = \
+            rising_, lows, box, weight, parts
         if (self._box is not None and box is None) or (
                 self._parts is not None and parts is None) or (
                 self._weight is not None and weight is None):
