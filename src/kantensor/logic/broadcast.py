@@ -102,7 +102,7 @@ def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
         if k == len(clauses):
             return False  # every clause has a case that may hold (as far as shown)
         for case in clauses[k]:
-            if any(facts.decide(x) is False for x in case):
+            if any(map(facts.refutes, case)):
                 continue
             if budget[0] <= 0:
                 return False

@@ -156,16 +156,17 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
 
 def satisfiable(where: Sequence[Clause], facts: Facts) -> bool:
     """False where the conditions ``where`` (``facts``: the solve's facts with them)
-    hold at no sizes, as far as the facts show: they are inconsistent, or a disjunction
+    hold at no sizes, as far as the facts show: they are inconsistent, refute one of
+    them (:meth:`.Facts.refutes`: ``a**2 == a + 20`` beside ``a == 1``), or a disjunction
     among them has no case that they allow (each case has a condition they refute:
     ``a == b or a == 1`` beside ``a != 1`` and ``a != b``, a later alternative's refusal
     of an earlier one beside its own broadcast); else True (kept, never dropped on a
     guess)."""
     if not facts.consistent():
         return False
-    return all(not isinstance(c, AnyOf) or any(
-        facts.allows(case) and all(facts.decide(x) is not False for x in case)
-        for case in c.cases) for c in where)
+    return all(any(facts.allows(case) and not any(map(facts.refutes, case))
+                   for case in c.cases) if isinstance(c, AnyOf) else not facts.refutes(c)
+               for c in where)
 
 
 def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],
