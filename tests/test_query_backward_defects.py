@@ -1,7 +1,7 @@
 """Backward answers the brute-force oracle of ``test_query_backward_oracle`` found wrong
 in kind: an answer whose conditions hold at no sizes, kept because ``Facts.decide`` does
 not put an equality ``a == 1`` into a product (``a**2``, ``a*b``), and ``run`` answering
-``UndecidedAnswer`` (not ``()``) where no type builds: ``Facts.refutes`` simplifies the
+``UndecidedAnswer`` (not ``()``) where no type builds: ``types.refuting.refutes`` simplifies the
 condition under the facts too."""
 
 from __future__ import annotations

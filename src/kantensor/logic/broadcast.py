@@ -11,6 +11,7 @@ from ..types.conditions import AnyOf, Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
+from ..types.refuting import refutes
 from ..types.symbols import free_symbols, substitute
 from .broadcastsizes import broadcast_onto
 from .dims import COMPARE, Compare, Equation, definitions, open_unknowns, size_value
@@ -102,7 +103,7 @@ def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
         if k == len(clauses):
             return False  # every clause has a case that may hold (as far as shown)
         for case in clauses[k]:
-            if any(map(facts.refutes, case)):
+            if any(refutes(facts, x) for x in case):
                 continue
             if budget[0] <= 0:
                 return False

@@ -252,17 +252,6 @@ class Facts:
             found = self._nearer(d, op)
         return formed if found is None else found
 
-    def refutes(self, condition: Condition) -> bool:
-        """Whether the facts show ``condition`` fails: :meth:`decide` says so, or its
-        difference simplified under them (:meth:`simplify`: equal wherever they hold) is
-        an int it fails at (``a == 1`` puts 1 into ``a**2``, which the prover does not:
-        ``a**2 == a + 20`` beside ``a == 1``)."""
-        if self.decide(condition) is False:
-            return True
-        d, op = condition.key
-        value = self.simplify(d) if self.atoms else d
-        return isinstance(value, int) and not COMPARE[op](value, 0)
-
     def oversized(self, *sizes: DimLike) -> bool:
         """Whether a question over ``sizes`` under these facts has more terms than the
         prover takes (:data:`~.prove.MAX_QUESTION_TERMS`: it gives up at once)."""
