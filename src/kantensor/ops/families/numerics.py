@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...syntax.ast import Clause, DimVar
+from ...types.dtypes import is_lossless_cast
 from ..params import ParamError, normalize_axes, quantiles_value
 from ..templates import dims, reads_ranks
 from .reductions import reduce_strict
@@ -139,9 +140,9 @@ def _quantiles(types: tuple, q: tuple[str, Any], axis: Any, keepdims: bool, meth
     picks = method in DISCRETE or scale == 1 and method == "linear" and \
         values.dtype.kind in "iu"
     narrow = values.dtype.kind == "f" and values.dtype.itemsize < 8  # (float16, float32)
-    if not picks and (narrow or scale == 1 and method in
-                      _INT64_AT_INTEGER_Q and kind not in ("int", "float") and
-                      values.dtype.kind in "iu"):
+    promoted_q = not picks and scale == 1 and method in _INT64_AT_INTEGER_Q and \
+        kind not in ("int", "float") and values.dtype.kind in "iu"
+    if not picks and narrow or promoted_q and values.dtype.kind == "u":
         raise ParamError(f"q of dtype {values.dtype} is not supported where method "
                          f"{method!r} interpolates (NumPy promotes it with x's dtype by "
                          "rules of its own): give Python numbers or a float64 array")
@@ -149,10 +150,26 @@ def _quantiles(types: tuple, q: tuple[str, Any], axis: Any, keepdims: bool, meth
     a = dims("a", x.ndim)
     kept = [1 if i in axes else d for i, d in enumerate(a)] if keepdims else \
         [d for i, d in enumerate(a) if i not in axes]
-    return {"x": a, "y": list(values.shape) + kept,
+    made = {"x": a, "y": list(values.shape) + kept,
             "nonempty": [a[i] >= 1 for i in axes] + _not_all_empty(a, axes),
             "qdims": int(kind not in ("int", "float")), "discrete": int(picks),
             "params": {"axis": axes}}
+    if scale == 1:  # (percentile's q is divided first: a float64 array, never promoted)
+        made.update(_promoted_q(values.dtype.name if promoted_q else None))
+    return made
+
+
+def _promoted_q(q_dtype: str | None) -> dict[str, Any]:
+    """quantile's holes for an integer array ``q`` that NumPy promotes with x's dtype
+    (methods that interpolate even at integer q, ``_INT64_AT_INTEGER_Q``): ``intq`` 1,
+    ``qint`` its dtype (an integer x joins it, NumPy's table and kantensor's agreeing on
+    integers) and ``qfloat`` the narrowest float holding its values (what NumPy's table
+    gives a float x with it: float16 with int8, float32 with int16, else float64).
+    ``q_dtype`` None: no such q (``intq`` 0; the dtype holes unused)."""
+    if q_dtype is None:
+        return {"intq": 0, "qint": "int64", "qfloat": "float64"}
+    held = [f for f in ("float16", "float32") if is_lossless_cast(q_dtype, f)]
+    return {"intq": 1, "qint": q_dtype, "qfloat": held[0] if held else "float64"}
 
 
 def _not_all_empty(a: list[DimVar], axes: tuple[int, ...]) -> list[Clause]:
