@@ -198,7 +198,7 @@ class SignatureOp(Op):
         key = []
         facts = None
         dtype = get_default_dtype()  # read once per build (other threads may change it)
-        rules = rules_key()  # the default, or "numpy" (NumPy's promotion, float64)
+        rules = rules_key(dtype)  # the default, or "numpy" (NumPy's promotion, float64)
         for x in inputs:  # a loop, not comprehensions: this is the hot path of a build
             if isinstance(x, Variable):
                 wrapped = x.wrapped and wrapped_key(x)

@@ -313,11 +313,11 @@ def numpy_rules() -> Iterator[str]:
         _context_numpy.reset(token)
 
 
-def rules_key() -> str:
-    """What a memo of inference results is keyed by besides its inputs: the default dtype,
-    or ``"numpy"`` inside :func:`numpy_rules` (whose default is float64 too, but whose
-    promotion is another)."""
-    return "numpy" if _context_numpy.get() else get_default_dtype()
+def rules_key(default: str | None = None) -> str:
+    """What a memo of inference results is keyed by besides its inputs: the default dtype
+    (``default``, where the caller read it once), or ``"numpy"`` inside :func:`numpy_rules`
+    (whose default is float64 too, but whose promotion is another)."""
+    return "numpy" if _context_numpy.get() else default or get_default_dtype()
 
 
 def pin_rules(key: str) -> Any:
