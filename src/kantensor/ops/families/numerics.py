@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from ...syntax.ast import Clause, DimVar
-from ...types.dtypes import is_lossless_cast
+from ...types.dtypes import DEFAULT_CHOICES, is_lossless_cast
 from ..params import ParamError, normalize_axes, quantiles_value
 from ..templates import dims, reads_ranks
 from .reductions import reduce_strict
@@ -168,7 +168,7 @@ def _promoted_q(q_dtype: str | None) -> dict[str, Any]:
     ``q_dtype`` None: no such q (``intq`` 0; the dtype holes unused)."""
     if q_dtype is None:
         return {"intq": 0, "qint": "int64", "qfloat": "float64"}
-    held = [f for f in ("float16", "float32") if is_lossless_cast(q_dtype, f)]
+    held = [f for f in DEFAULT_CHOICES if is_lossless_cast(q_dtype, f)]  # (the floats)
     return {"intq": 1, "qint": q_dtype, "qfloat": held[0] if held else "float64"}
 
 
