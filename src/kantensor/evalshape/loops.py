@@ -147,8 +147,7 @@ def _spend(path: Any, start: Any, stop: Any, step: int) -> None:
     the trace stops with :class:`BranchError` naming this loop and its line."""
     path.budget.taken += 1
     if path.budget.taken > MAX_LOOP_TURNS:
-        site = _site(current())
-        at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
+        at = _at_line()
         raise path.stop(BranchError(
             f"more than {MAX_LOOP_TURNS} turns of loops over sizes in all the runs, the "
             f"last of range({start}, {stop}, {step}){at}: eval_shape types each number of "
@@ -266,14 +265,20 @@ def _site(trace: Any) -> Site | None:
                                            frame.f_code.co_name)
 
 
+def _at_line() -> str:
+    """`` at FILE:LINE: SOURCE`` of the user's line the trace is at (empty if none), for a
+    refusal's message."""
+    site = _site(current())
+    return "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
+
+
 def _nested(path: Any, loop: _Loop, start: Any, stop: Any, step: int) -> None:
     """``loop``'s turn asked an undecided comparison: it is open; inside an open loop
     over other sizes the cases would multiply (module docstring), so the trace stops."""
     loop.open = True
     outer = [x for x in path.loops[:path.loops.index(loop)] if x.open]
     if outer and not loop.sizes <= frozenset().union(*(x.sizes for x in outer)):
-        site = _site(current())
-        at = "" if site is None else f" at {site.filename}:{site.lineno}: {site.source}"
+        at = _at_line()
         raise path.stop(BranchError(
             f"a loop over range({start}, {stop}, {step}){at} inside a loop over range of "
             f"{', '.join(sorted(map(str, outer[-1].sizes)))} (or zipped with it): eval_shape "
