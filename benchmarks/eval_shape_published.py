@@ -11,7 +11,9 @@ For every function it measures, each in a worker process (so a crash of the inte
 is counted, not fatal): **typed right** (eval_shape's output types are NumPy's outputs'
 at two size assignments where every size differs, drawn like tests/mutation.py does),
 **wrong** (eval_shape gives a type NumPy's outputs do not have), **raised** (eval_shape
-refuses it; the first line of its message is printed), **crashed**. Functions NumPy
+refuses it, the first line of its message printed, or types it only under an assumption
+those assignments break, as tests/shape_judge.py reads a result: a loop over
+``range`` of a size typed where the size is 0, refused past it), **crashed**. Functions NumPy
 itself cannot run at any tried assignment are listed apart. Then the bug-finding
 figures of tests/mutation.py on the functions typed right: shape bugs seeded into each
 plain function's code and into the weights' shapes, judged by NumPy.
@@ -138,6 +140,11 @@ def measure_one(fn: Fn, module: Any, rng: random.Random, mutate: bool) -> dict[s
         out["verdict"] = "raised"
         out["message"] = f"{type(exc).__name__}: {str(exc).splitlines()[-1][:300]}"
         out["where"] = str(exc).splitlines()[0][:300]
+        return out
+    broken = [s for s in sizes if shape_judge._assumption_broken(result, s)]
+    if broken:  # typed only under assumptions these sizes break: refused there, not typed
+        out["verdict"] = "raised"
+        out["message"] = f"assumed: {shape_judge._first_broken(result, broken[0])}"[:300]
         return out
     ok = all(shape_judge._types_match(result, shape_judge.run_numpy(target, case, case.types, s), s)
              for s in sizes)

@@ -79,13 +79,41 @@ def untyped(model: onnx.ModelProto) -> onnx.ModelProto:
 
 
 def verdict(info: onnx.ValueInfoProto | None, expected: object) -> str:
-    """exact, unknown or wrong: the element type against the expected value's (as ONNX
-    names NumPy's and ml_dtypes' types), each size as tests/onnx_cases.py reads it (a
-    text kantensor cannot read, such as a sympy expression, is unknown)."""
-    if info is None or not isinstance(expected, np.ndarray) or \
-            not info.type.HasField("tensor_type"):
+    """exact, unknown or wrong: the typed output against the expected value, judged as
+    tests/onnx_cases.py judges it (a sequence's element type against every element, an
+    optional's against the value it holds, or exact when it holds none)."""
+    if info is None:
         return "unknown"
-    t = info.type.tensor_type
+    return _verdict_type(info.type, expected)
+
+
+def _verdict_type(proto: onnx.TypeProto, expected: object) -> str:
+    kind = proto.WhichOneof("value")
+    if kind is None:
+        return "unknown"
+    if kind == "optional_type":
+        if expected is None:
+            return "exact"
+        return _verdict_type(proto.optional_type.elem_type, expected)
+    if isinstance(expected, list):
+        if kind != "sequence_type":
+            return "wrong"
+        verdicts = [_verdict_tensor(proto.sequence_type.elem_type, e) for e in expected]
+        if "wrong" in verdicts:
+            return "wrong"
+        return "exact" if all(v == "exact" for v in verdicts) else "unknown"
+    if not isinstance(expected, np.ndarray) or kind != "tensor_type":
+        return "unknown" if kind == "tensor_type" else "wrong"
+    return _verdict_tensor(proto, expected)
+
+
+def _verdict_tensor(proto: onnx.TypeProto, expected: object) -> str:
+    """A tensor's element type as ONNX names the expected array's (NumPy's and
+    ml_dtypes' types), and each size as tests/onnx_cases.py reads it (a text kantensor
+    cannot read, such as a sympy expression, is unknown)."""
+    if not isinstance(expected, np.ndarray) or not proto.HasField("tensor_type"):
+        return "unknown"
+    t = proto.tensor_type
     try:
         want = helper.np_dtype_to_tensor_dtype(expected.dtype)
     except Exception:  # a type ONNX does not name: not comparable
