@@ -4,7 +4,8 @@ compares them with what kantensor states (see tests/onnxprograms.py).
 
 A graph onnxruntime has no kernel for (``NOT_IMPLEMENTED``: Where on bool, float64 Elu,
 HardSigmoid or Gelu) is one it cannot run at any size: counted apart ("onnxruntime cannot
-run this"), not judged. A point is valid only where the spec and onnxruntime both run it
+run this"), not judged, nor is a point onnxruntime refuses by the data's values (an
+integer Mod by a 0). A point is valid only where the spec and onnxruntime both run it
 (docs/contracts.rst), as tests/onnx_size_chains.py judges: a run whose pool window went
 outside ONNX's formula (tests/ortwindows.py: an empty map where the window does not fit)
 counts as refused, one whose window onnxruntime computes otherwise and onnx.reference as
@@ -32,6 +33,11 @@ NAMES = ("N", "M", "K")
 #: How onnxruntime says it has no kernel for a node (at every size): not a refusal of
 #: the sizes, so no judgement of the contract.
 NO_KERNEL = "NOT_IMPLEMENTED"
+
+#: How onnxruntime refuses a run by the data's values (an integer Mod or Div of a random
+#: 0): the data's business, not the sizes' (docs/contracts.rst), so the point is not
+#: judged.
+BY_VALUES = ("Integer modulo by zero", "Integer division by zero")
 
 
 def ort_run(model: bytes, inputs: dict) -> list | str:
@@ -147,6 +153,9 @@ def judge(g) -> tuple[dict, list[str]]:
         if refused and NO_KERNEL in got:
             count("onnxruntime cannot run this")
             return stats, problems
+        if refused and any(w in got for w in BY_VALUES):
+            count("refused by the data's values")
+            continue
         count("onnxruntime refused" if refused else "onnxruntime ran")
         verdict = contract.holds(**sizes) if contract is not None else None
         if verdict is not None and verdict.value is False and not refused and \
