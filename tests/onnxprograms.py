@@ -16,7 +16,9 @@ and runs onnxruntime at each assignment: wherever onnxruntime runs, every value'
 declared element type must be onnxruntime's and every declared size the size it
 computed (a ``dim_param`` read at the assignment); ``infer_shapes`` and ``from_onnx``
 must state the same; the contract must hold where onnxruntime runs and fail where it
-refuses (undecided only where docs/contracts.rst says it may be).
+refuses (undecided only where docs/contracts.rst says it may be). What counts as a run
+is tests/onnxjudge.py's: a graph onnxruntime has no kernel for is counted apart
+("onnxruntime cannot run this"), so "graphs with problems" are disagreements only.
 """
 
 from __future__ import annotations

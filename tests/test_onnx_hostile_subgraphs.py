@@ -12,7 +12,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from bounded import run_cases
-from kantensor.onnx import UnsupportedOp, from_onnx, importer, infer_shapes, scope
+from kantensor.onnx import UnsupportedOp, contract, from_onnx, importer, infer_shapes, scope, unread
 from kantensor.onnx.loading import OnnxImportError
 
 F, B, I64 = TensorProto.FLOAT, TensorProto.BOOL, TensorProto.INT64
@@ -212,6 +212,29 @@ def test_nested_bodies_are_read_within_a_budget_linear_in_the_model(monkeypatch)
     assert sum(1 for d in readings if d > 0) <= 8 * nodes + 12
     monkeypatch.setattr(scope, "MIN_READS", 1 << 14)
     assert str(from_onnx(nested_loops(2, 10))[1][0].type) == "float32[?]"
+
+
+def test_a_body_read_many_times_is_planned_for_its_notes_once(monkeypatch):
+    """The notes of values computed from sizes but not known (onnx/unread.py) walk a
+    subgraph's structure (names read from around it, through its own subgraphs; entries;
+    value inputs) once per model, not at each of its reads: it took 36-43% of the
+    contract of nested Loops (1,328 reads of 9 bodies at depth 8)."""
+    planned, reads = [], []
+    plan, graph_unread = unread._plan, unread.graph_unread
+
+    def counted_plan(graph, opset):
+        planned.append(graph.name)
+        return plan(graph, opset)
+
+    def counted_read(graph, reader):
+        reads.append(graph.name)
+        return graph_unread(graph, reader)
+
+    monkeypatch.setattr(unread, "_plan", counted_plan)
+    monkeypatch.setattr(scope, "graph_unread", counted_read)
+    contract(nested_loops(5, 10))
+    assert sorted(planned) == ["body1", "body2", "body3", "body4", "body5", "g"]
+    assert len(reads) > 100
 
 
 def test_nested_bodies_take_bounded_time_at_the_default_budget():

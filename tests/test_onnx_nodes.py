@@ -15,7 +15,9 @@ SUMMARY: dict[str, int] = {}
 #: Floors: what this suite reached; a regression below them fails. (The executed floor
 #: leaves room for the cases whose outputs are random: Bernoulli, training Dropout.)
 MIN_EXACT_SYMBOLIC = 1350
-MIN_EXACT_CONCRETE = 1350
+#: (1350 before ReduceMax of bool over an empty set was refused where onnxruntime refuses
+#: it: ``test_reduce_max_empty_set_bool``, whose False the spec computes; docs/onnx.rst)
+MIN_EXACT_CONCRETE = 1349
 MIN_EQUAL = 1362
 #: In-scope op types exact in every symbolised case.
 MIN_OP_TYPES_EXACT = 171

@@ -156,3 +156,20 @@ def test_conv_transpose_of_an_empty_axis(attributes, kernel, opset):
                           ("w", TensorProto.FLOAT, [2, "m", kernel])], opset)
     ran, _ = _judge(model, "m a w")
     assert ran >= 1
+
+
+@pytest.mark.parametrize("opset", [12, 22])
+@pytest.mark.parametrize("elem", [TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.DOUBLE,
+                                  TensorProto.INT8, TensorProto.UINT8])
+def test_same_max_pool_of_a_short_kernel_by_dtype(elem, opset):
+    """Only onnxruntime's float32 and float16 MaxPool kernels refuse a negative SAME total
+    pad; its float64, int8 and uint8 kernels run it to ``ceil(w / s)``, as onnx.reference
+    does (the contract said invalid: found by tests/onnxprograms.py at seed 2705, a
+    float64 MaxPool of kernel 1, stride 2 over 2)."""
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 1], strides=[1, 2],
+                            auto_pad="SAME_UPPER")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(
+        "x", elem, [1, "c", "h", "w"])], [helper.make_tensor_value_info("y", elem, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    ran, refused = _judge(model, "c h w")
+    assert ran >= 1

@@ -246,11 +246,22 @@ class Loop(Structured):
                             for t, zero in zip(scans, empty, strict=True))]
         body = None
         outer_names: list[str] = []
+        nowhere: tuple = ()  # (the body, read to run, holds at no size around it)
         if scope.graph and not isinstance(rec, _Idle) and count != 0:  # (0: never runs)
             formal = [TensorType("int64", ()), TensorType("bool", ()),
                       *runtime_types(rec, [v.type for v in carried])]
-            body = runner(scope.child(attrs["body"], formal, graph=True), f"{label}: body")
-            outer_names = list(body.captured)
+            try:
+                body = runner(scope.child(attrs["body"], formal, graph=True),
+                              f"{label}: body")
+                outer_names = list(body.captured)
+            except (TypeError, ValueError, IndexError) as exc:  # (its relations at the
+                # carried values' own sizes contradict the facts: it fails wherever it
+                # runs, so the Loop runs no iteration; a count >= 1 runs one)
+                if isinstance(count, int) or not fails_where_run(exc, scope, attrs["body"],
+                                                                 formal):
+                    raise
+                nowhere = refused_index(node, label, count, HoldsNowhere(str(exc)),
+                                        "its body, read as it runs, holds at no size")
         outer = [scope.var(n, node) for n in outer_names]
         outs = apply("Loop", loop, tuple(types), [*ins, *outer], body=body,
                      present=present, n_carried=n_carried,
@@ -261,7 +272,8 @@ class Loop(Structured):
         if facts:
             owner.tag["conditions"] = tuple(facts)
         idle = (*refused_at_load(scope, [attrs["body"]], label), *idle)
-        needed(scope, outs, (*idle, *refused_index(node, label, count, rec.refused)) if
+        needed(scope, outs, (*idle, *nowhere, *refused_index(node, label, count,
+                                                             rec.refused)) if
                isinstance(rec, _Idle) else (*idle, *body_conditions(
                    scope, node, label, rec.sub, count, rec.all, rec.known, index=rec.index,
                    more=rec.same), *refused_index(node, label, count, rec.refused)))

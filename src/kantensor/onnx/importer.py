@@ -126,6 +126,8 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
         self.counts = DataSizes() if parent is None else parent.counts  # (.datasizes)
         self.unread_notes: list[str] = [] if parent is None else \
             parent.unread_notes  # (a subgraph's, .unread.graph_unread)
+        self.unread_plans: dict[int, Any] = {} if parent is None else \
+            parent.unread_plans  # (each graph's, made once: .unread.graph_unread)
         self.repeats: dict[str, Any] = {}  # op type -> its last template (.repeats)
 
     def read(self) -> tuple[list[Variable], list[Variable]]:

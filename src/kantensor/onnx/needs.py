@@ -180,7 +180,8 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
 
 
 def refused_index(node: onnx.NodeProto, label: str, count: Any,
-                  refused: Exception | None) -> tuple[Clause, ...]:
+                  refused: Exception | None, why: str = "its body, typed with the "
+                  "iteration number a size, was refused") -> tuple[Clause, ...]:
     """What the Loop ``node`` needs where its body could not be typed with the iteration
     number a symbol (``refused``: the error; the body was then typed with the number
     unknown, so :func:`body_conditions` has none of the conditions over it). A
@@ -189,12 +190,13 @@ def refused_index(node: onnx.NodeProto, label: str, count: Any,
     ``count`` is an int >= 1, at no size). Any other refusal leaves each iteration's
     conditions to the data: ``<node>_fits == 1`` for a size the data decide in ``[0, 1]``
     (1 where the body holds at every iteration), so ``holds`` decides no point where the
-    Loop runs. None of them where the Loop runs no iteration (``count == 0``)."""
+    Loop runs. None of them where the Loop runs no iteration (``count == 0``). ``why``:
+    what was refused, in the condition's source (a body read as it runs, at the carried
+    values' types, whose relations contradict the sizes around it, is refused alike)."""
     if refused is None or count == 0:
         return ()
     first = str(refused).splitlines()[0] if str(refused) else type(refused).__name__
-    source = Source(op=node.op_type, node=label, detail="its body, typed with the "
-                    f"iteration number a size, was refused: {first}")
+    source = Source(op=node.op_type, node=label, detail=f"{why}: {first}")
     if count is None:
         symbol = DataSymbol(f"{base_name(label)}_runs", f"how many times {label!r} runs "
                             "its body (the data decide it)")

@@ -12,7 +12,7 @@ import numpy as np
 from ..ops.params import ParamError, normalize_axes, normalize_axis
 from ..ops.sizes import SizeNames
 from ..ops.templates import dims, reads_ranks, typed
-from ..syntax.ast.dims import as_expr
+from ..syntax.ast.dims import as_expr, dim_min
 from ..types.numpy_dtypes import extreme_value
 from .floatsizes import float_sizes
 from .shared import RANK_BY_VALUES, SIZE_MAX, SIZE_MIN, constant_ints, known_ints, size_reduce
@@ -64,6 +64,24 @@ def build_reduce(types: tuple, keepdims: int, axes_value: Any = None, axes: Any 
         [d for i, d in enumerate(a) if i not in picked]
     return {"x": a, "rest": [typed(dims("k"), "int64")] if 1 in given else [],
             "y": kept, "fits": [], "params": {"axes": picked, "axes_value": None}}
+
+
+@reads_ranks
+def build_reduce_extreme(types: tuple, **params: Any) -> dict[str, Any]:
+    """ReduceMax and ReduceMin from opset 20 (which takes bool): :func:`build_reduce`'s,
+    and over bool an empty set reduced to entries fails: onnxruntime has no value for it
+    ("ReduceMax is not defined for empty set with bool type"; the spec's is False, as
+    onnx.reference gives it, and a point is valid only where both run). So the input
+    holds an entry or the output none, ``volume(x) >= min(volume(y), 1)`` (with axes
+    from the data, ``y``'s sizes are the run's)."""
+    found = build_reduce(types, **params)
+    if types[0].dtype == "bool" and types[0].ndim:
+        volume = [1, 1]
+        for k, shape in enumerate((found["x"], found["y"])):
+            for d in shape:
+                volume[k] = volume[k] * d
+        found["fits"] = [*found["fits"], volume[0] >= dim_min(volume[1], 1)]
+    return found
 
 
 def _reducer(fn: Any) -> Any:

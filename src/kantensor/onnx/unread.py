@@ -3,7 +3,7 @@ from sizes that is not known when the model is read (:func:`unread`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import onnx
 
@@ -12,26 +12,11 @@ from .intervals import input_bounds, stated
 from .registry import UnsupportedOp, lookup
 from .shared import FloatSize
 
-__all__ = ["graph_unread", "of_sizes", "unread"]
+__all__ = ["graph_unread", "unread"]
 
 #: The value inputs of which every value is valid: the types depend on them, not what
 #: the node accepts (Slice's bounds are clamped)
 _ANY_VALUE = frozenset({("Slice", "starts"), ("Slice", "ends")})
-
-def of_sizes(graph: onnx.GraphProto, opset: int | None,
-             given: frozenset[str] = frozenset()) -> set[str]:
-    """The names of ``graph``'s values computed from sizes and constants alone
-    (initializers, Constant nodes, the outputs of ops whose kernel reads only their
-    inputs' shapes, ``reads_only = "shapes"``: Shape and Size, of anything, and what
-    nodes compute from those), not from the data of its inputs (``opset``: the
-    model's; ``given``: names from around a subgraph, or its inputs, that are so)."""
-    inputs = {i.name for i in graph.input} - {t.name for t in graph.initializer}
-    found = ({t.name for t in graph.initializer} - inputs) | given
-    for node in graph.node:
-        if _reads_shapes(node, opset) or all(not n or n in found for n in (
-                *node.input, *_captured(node))):
-            found.update(node.output)
-    return found
 
 
 def _reads_shapes(node: onnx.NodeProto, opset: int | None) -> bool:
@@ -62,6 +47,64 @@ def unread(proto: onnx.ModelProto, reader: Any) -> list[str]:
     return list(dict.fromkeys([*graph_unread(proto.graph, reader), *reader.unread_notes]))
 
 
+class _Plan(NamedTuple):
+    """What :func:`graph_unread` reads of a graph's structure, the same at every read of
+    it (a Loop's body is read several times: its symbolic typing, the fixpoint, ...)."""
+
+    around: tuple[str, ...]  # the names it reads from around it, and its inputs
+    found: frozenset[str]  # its initializers (computed from constants)
+    #: per node: the names it reads (its subgraphs' from around them too), its outputs,
+    #: whether its kernel reads only its inputs' shapes
+    steps: tuple[tuple[tuple[str, ...], tuple[str, ...], bool], ...]
+    #: per node whose types may depend on a value input (its entry's, not structured):
+    #: the node, its entry, and per such input its name, its parameter, and its position
+    #: in ``entry.bounded`` (None: no interval read)
+    checks: tuple[tuple[onnx.NodeProto, Any, tuple[tuple[str, str, int | None], ...]], ...]
+
+
+def _plan(graph: onnx.GraphProto, opset: int | None) -> _Plan:
+    """The :class:`_Plan` of ``graph`` (``opset``: the model's)."""
+    made = {o for n in graph.node for o in n.output}
+    inputs = {i.name for i in graph.input}
+    steps, checks, around = [], [], dict.fromkeys(sorted(inputs))
+    for node in graph.node:
+        read = (*node.input, *_captured(node))
+        around.update(dict.fromkeys(n for n in read if n and n not in made))
+        steps.append((read, tuple(node.output), _reads_shapes(node, opset)))
+        if node.domain not in ("", "ai.onnx"):
+            continue
+        try:
+            entry = lookup(node.op_type, node.domain, opset, node.name)
+        except UnsupportedOp:
+            continue
+        if entry.structured:
+            continue
+        asked = tuple((node.input[k], name, None if bounds is None else
+                       entry.bounded.index(k))
+                      for k, variadic, name, value, bounds in call_plan(entry).inputs
+                      if not variadic and k < len(node.input) and node.input[k] and
+                      value is not None and (node.op_type, name) not in _ANY_VALUE)
+        # (a Gather's indices, value None: their interval is exact where it is known, and
+        # a slice of a table's ids has none: not noted)
+        if asked:
+            checks.append((node, entry, asked))
+    return _Plan(tuple(around), frozenset(t.name for t in graph.initializer), tuple(steps),
+                 tuple(checks))
+
+
+def _of_sizes(plan: _Plan, given: frozenset[str]) -> set[str]:
+    """The names of a graph's values computed from sizes and constants alone
+    (initializers, Constant nodes, the outputs of ops whose kernel reads only their
+    inputs' shapes, ``reads_only = "shapes"``: Shape and Size, of anything, and what
+    nodes compute from those), not from the data of its inputs (``plan``: the graph's;
+    ``given``: names from around a subgraph, or its inputs, that are so)."""
+    found = set(plan.found | given)
+    for read, outputs, shapes in plan.steps:
+        if shapes or all(not n or n in found for n in read):
+            found.update(outputs)
+    return found
+
+
 def graph_unread(graph: onnx.GraphProto, reader: Any) -> list[str]:
     """Notes for the contract: each node whose types depend on an input's value that is
     computed from sizes alone but not known when the model is read (a Reshape's shape
@@ -71,34 +114,28 @@ def graph_unread(graph: onnx.GraphProto, reader: Any) -> list[str]:
     undecided where every atom holds. A value of the data (a graph input's) is the
     data's business, and so are a Gather's indices of unknown interval:
     docs/contracts.rst. An input whose intervals the node states (GatherND's index
-    tuples computed from sizes, each column's interval known) needs nothing more."""
-    made = {o for n in graph.node for o in n.output}
-    around = {n for node in graph.node for n in (*node.input, *_captured(node))
-              if n and n not in made} | {i.name for i in graph.input}
-    given = frozenset(n for n in around if reader.parent is not None and
-                      reader.value(n) is not None)  # (a subgraph's: a known value
-    # there is computed from sizes and constants, the data's never being known)
-    sized = of_sizes(graph, reader.opset, given)
+    tuples computed from sizes, each column's interval known) needs nothing more.
+    The graph's :class:`_Plan` is made once per model (``reader.unread_plans``)."""
+    key = id(graph)
+    if key not in reader.unread_plans:  # (the graph is kept beside its plan: no id reused)
+        reader.unread_plans[key] = (graph, _plan(graph, reader.opset))
+    plan = reader.unread_plans[key][1]
+    if not plan.checks:
+        return []
+    found = _of_sizes(plan, frozenset(n for n in plan.around if reader.parent is not None
+                                      and reader.value(n) is not None))  # (a subgraph's:
+    # a known value from around it is computed from sizes and constants, the data's never
+    # being known)
     notes = []
-    for node in graph.node:
-        if any(o in reader.untyped for o in node.output) or node.domain not in ("",
-                                                                                 "ai.onnx"):
+    for node, entry, asked in plan.checks:
+        if any(o in reader.untyped for o in node.output):
             continue
-        try:
-            entry = lookup(node.op_type, node.domain, reader.opset, node.name)
-        except UnsupportedOp:
-            continue
-        if entry.structured:
-            continue
-        for k, variadic, name, value, bounds in call_plan(entry).inputs:
-            source = node.input[k] if k < len(node.input) else ""
-            if variadic or source not in sized or (node.op_type, name) in _ANY_VALUE:
+        for source, name, bounded in asked:
+            if source not in found:
                 continue
-            if value is None:  # (a Gather's indices: their interval is exact where it
-                continue  # is known, and a slice of a table's ids has none: not noted)
-            if bounds is not None and stated(input_bounds(reader, entry, node.input)[
-                    entry.bounded.index(k)]):  # (GatherND's columns: what it needs of
-                continue  # them is stated exactly)
+            if bounded is not None and stated(input_bounds(reader, entry, node.input)[
+                    bounded]):  # (GatherND's columns: what it needs of them is stated
+                continue  # exactly)
             known = reader.value(source)  # (a float of sizes, FloatSize, is folded, but
             # no builder reads one: it takes the value as not known, .values.as_param)
             if known is None or (known.dtype == object and any(

@@ -177,11 +177,17 @@ def _same_pad(batch: DimVar, n: DimVar, k: int, s: int, i: int) -> Clause:
         "shorter than its stride; onnxruntime refuses them)"))
 
 
+#: The dtypes whose onnxruntime pool kernels (MLAS's) refuse a negative SAME total pad:
+#: its float64, int8 and uint8 MaxPool kernels run it, as the spec does.
+SAME_PADS_REFUSED = frozenset({"float32", "float16"})
+
+
 @reads_ranks
 def build_same_padded_pool(types: tuple, **attributes: Any) -> dict[str, Any]:
     """:func:`build_pool` for the pools whose onnxruntime kernel refuses a negative SAME
-    total pad (MaxPool, AveragePool before 19: the catalogue's tables say which)."""
-    return _pool(types, same_pads=True, **attributes)
+    total pad (MaxPool, AveragePool before 19: the catalogue's tables say which) of the
+    dtypes :data:`SAME_PADS_REFUSED`."""
+    return _pool(types, same_pads=types[0].dtype in SAME_PADS_REFUSED, **attributes)
 
 
 @reads_ranks
