@@ -11,7 +11,6 @@ from ..types.conditions import AnyOf, Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
-from ..types.refuting import refutes
 from ..types.symbols import free_symbols, substitute
 from .broadcastsizes import broadcast_onto
 from .dims import COMPARE, Compare, Equation, definitions, open_unknowns, size_value
@@ -103,7 +102,7 @@ def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
         if k == len(clauses):
             return False  # every clause has a case that may hold (as far as shown)
         for case in clauses[k]:
-            if any(refutes(facts, x) for x in case):
+            if any(facts.decide(x) is False for x in case):
                 continue
             if budget[0] <= 0:
                 return False
