@@ -12,7 +12,7 @@ import kantensor as kt
 from kantensor.query.answers import satisfiable
 from kantensor.types.conditions import Condition
 from kantensor.types.facts import Facts
-from test_query_backward_oracle import T, _case, a, b, check_query, check_run
+from test_query_backward_oracle import FIRST, T, _case, a, b, check_query, check_run
 
 
 @pytest.mark.parametrize("inputs,output", [
@@ -56,3 +56,17 @@ def test_decide_puts_known_values_into_products(k, left, op, right):
     grown = facts.with_(c)
     if truth == {False}:
         assert not grown.consistent(), (c, k)
+
+
+def test_run_answers_first_where_a_product_bounds_its_factors():
+    """``[a*b],[a+b] -> [1]`` of ``(n),(n)->(n) | (a),(b)->(1)``: the first alternative
+    needs ``a*b == a + b`` and ``a*b == 1``, which hold nowhere (``a*b == 1`` makes both
+    1); the second holds (``a = 0, b = 1``: the brute force of the oracle's case finds its
+    points), so ``run`` answers, where it raised UndecidedAnswer."""
+    from kanren import run, var
+
+    case = _case("first", FIRST, [T(a * b), T(a + b)], [T(1)])
+    assert check_query(case)["answers"] == 1
+    got = run(0, var(), kt.relation(case.op)("float32[a*b]", "float32[a+b]", "float32[1]"))
+    assert len(got) == 1
+

@@ -287,6 +287,9 @@ CASES = [
     _case("first [a],[b] -> [1]", FIRST, [T(a), T(b)], [T(1)], rank=1),
     _case("first X,Y -> [a]", FIRST, [X, Y], [T(a)], rank=1),
     _case("first [a],Y -> Z", FIRST, [T(a), Y], [Z], rank=1),
+    # a product equal to an int bounds its factors (a*b == 1: a == b == 1, a + b == 2)
+    _case("first [a*b],[a+b] -> [1]", FIRST, [T(a * b), T(a + b)], [T(1)]),
+    _case("first [a*b],[a+b] -> Z", FIRST, [T(a * b), T(a + b)], [Z], rank=1),
     _case("halves [2a] -> [b]", HALVES, [T(2 * a)], [T(b)], rank=1),
     _case("halves X -> [a]", HALVES, [X], [T(a)], rank=1),
     _case("onto [a],[b] -> Z", ONTO, [T(a), T(b)], [Z], rank=1),

@@ -25,6 +25,7 @@ from .dim import Dim, DimLike, as_dim
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
+from .factsproducts import nonlinear, product_bounds
 from .productsign import decided as by_factors
 from .prove import MAX_QUESTION_TERMS, conditions_terms, proves, terms_of
 from .prove import bounds as _bounds
@@ -253,6 +254,9 @@ class Facts:
         if found is None and formed is None and self.atoms and \
                 not getattr(_FORMING, "on", False):
             found = self._valued(d, op)  # (last: its form under the facts an int)
+            if found is None and nonlinear(d) and \
+                    not self.with_(Condition(d, op, 0)).consistent():
+                found = False  # (a product's bounds with the facts leave no sizes)
         return formed if found is None else found
 
     def oversized(self, *sizes: DimLike) -> bool:
@@ -387,18 +391,21 @@ class Facts:
             not self._valued_false()
 
     def _valued_false(self) -> bool:
-        """Whether a fact over a product or power of sizes (the prover, linear in them,
-        reads it as an atom of its own) has a form under the facts (:meth:`simplify`)
-        that is an int it fails at: ``a == 1`` makes ``a**2 == a + 20`` say ``-20 ==
-        0``. Not while a form is being made."""
+        """Whether facts over a product or power of sizes (the prover, linear in them,
+        reads it as an atom of its own) hold nowhere: one has a form under the facts
+        (:meth:`simplify`) that is an int it fails at (``a == 1`` makes ``a**2 == a +
+        20`` say ``-20 == 0``), or the bounds a product equal to an int puts on its
+        factors (:func:`.factsproducts.product_bounds`) leave no sizes (``a*b == 1``
+        beside ``a*b == a + b``). Not while a form is being made."""
         if getattr(_FORMING, "on", False):
             return False
-        for c in self.atoms:
-            d, op = c.key
-            if type(d) is Dim and sum(p for _, p in d._terms[0][0]) >= 2 and \
-                    self._valued(d, op) is False:
-                return True
-        return False
+        over = [c for c in self.atoms if nonlinear(c.key[0])]
+        if not over:
+            return False
+        if any(self._valued(*c.key) is False for c in over):
+            return True
+        bounded = [c for c in product_bounds(over) if c not in self.atoms]
+        return bool(bounded) and proves(self.with_(*bounded).triples, (0, ">=", 1))
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
