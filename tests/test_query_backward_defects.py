@@ -70,3 +70,42 @@ def test_run_answers_first_where_a_product_bounds_its_factors():
     got = run(0, var(), kt.relation(case.op)("float32[a*b]", "float32[a+b]", "float32[1]"))
     assert len(got) == 1
 
+
+def _many(n: int, where: bool) -> tuple:
+    """A broadcast of ``n`` named sizes onto ``2*s0 + 1``: as a loop (``+(),...->()``
+    given the output) or as a where-clause (the output a variable)."""
+    from kanren import var
+
+    names = [f"s{i}" for i in range(n)]
+    given = [f"float32[{s}]" for s in names]
+    if where:
+        text = f"({'),('.join(names)})->(2*s0+1) where broadcast({','.join(names)}) == 2*s0+1"
+        return kt.relation(kt.Signature.parse(text))(*given, var())
+    text = "+" + ",".join("()" for _ in names) + "->()"
+    return kt.relation(kt.Signature.parse(text))(*given, "float32[2*s0+1]")
+
+
+@pytest.mark.parametrize("where", [False, True], ids=["loop", "where"])
+@pytest.mark.parametrize("n", [8, 16, 64])
+def test_run_answers_a_broadcast_of_many_named_sizes(n, where):
+    """Each size is ``2*s0 + 1`` or 1: ``s0`` is 1 (``s0 == 2*s0 + 1`` has no size), the
+    others 3 or 1, one of them 3 (the oracle's four-size cases check the answers by brute
+    force): ``run`` answers, found case by case (``logic.casesplit``), where it raised
+    UndecidedAnswer (8 sizes) or "size expression too large" (16)."""
+    from kanren import run, var
+
+    assert len(run(0, var(), _many(n, where))) == 1
+
+
+@pytest.mark.parametrize("where", [False, True], ids=["loop", "where"])
+def test_run_refuses_past_the_case_budget_bounded(where):
+    """Past :data:`~kantensor.logic.casesplit.MAX_CASES` cases (200 sizes) the refusal is
+    UndecidedAnswer naming the conditions and sizes, never a ValueError from expanding
+    the product of the broadcast's cases."""
+    from kanren import run, var
+
+    from kantensor.query import UndecidedAnswer
+
+    with pytest.raises(UndecidedAnswer) as refused:
+        run(0, var(), _many(200, where))
+    assert "s199 == 1" in refused.value.condition and "s0" in refused.value.size

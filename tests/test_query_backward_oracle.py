@@ -47,6 +47,7 @@ OWN = tuple(range(3 * max(SIZES) + 4))
 WIDE = tuple(range(16))
 
 a, b = kt.Dim("a"), kt.Dim("b")
+S = tuple(kt.Dim(f"s{i}") for i in range(4))
 
 
 def _types(max_rank: int, sizes: Sequence[int], dtypes: Sequence[str] = DTYPES
@@ -254,6 +255,11 @@ CASES = [
     _case("add [a] + [b] -> [a+b+1]", kt.add, [T(a), T(b)], [T(a + b + 1)]),
     _case("add X + [2b] -> [2b+1]", kt.add, [X, T(2 * b)], [T(2 * b + 1)], rank=1),
     _case("floor_divide X // [a] -> [a]", kt.floor_divide, [X, T(a)], [T(a)], rank=1),
+    # a broadcast of named sizes onto a size that grows with them (s0 must be 1)
+    _case("broadcast [s0..s3] -> [2*s0+1]", "+(),(),(),()->()", [T(s) for s in S],
+          [T(2 * S[0] + 1)]),
+    _case("where broadcast [s0..s3] -> Z", "(s0),(s1),(s2),(s3)->(2*s0+1) where "
+          "broadcast(s0, s1, s2, s3) == 2*s0+1", [T(s) for s in S], [Z]),
     _case("broadcast_to(3,2) X -> [a,2]", kt.broadcast_to.bind(shape=(3, 2)), [X], [T(a, 2)]),
     # dim expressions
     _case("concatenate [a//2],X -> [b]", kt.concatenate.bind(axis=0), [T(a // 2), X], [T(b)]),
