@@ -11,10 +11,9 @@ from ..types.conditions import AnyOf, Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
 from ..types.poly import Opaque, lone_atom
-from ..types.refuting import refutes
 from ..types.symbols import free_symbols, substitute
 from .broadcastsizes import broadcast_onto
-from .dims import COMPARE, Compare, Equation, definitions, open_unknowns, size_value
+from .dims import COMPARE, Compare, Equation, Expr, definitions, open_unknowns, size_value
 from .rigid import assumed_of, decide_equal
 from .store import Constraint, Progress, Reason, bind_choices, facts_of, said, unify_oc
 from .terms import Symbol, isvar, walk
@@ -103,7 +102,7 @@ def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
         if k == len(clauses):
             return False  # every clause has a case that may hold (as far as shown)
         for case in clauses[k]:
-            if any(refutes(facts, x) for x in case):
+            if any(facts.decide(x) is False for x in case):
                 continue
             if budget[0] <= 0:
                 return False
@@ -186,9 +185,18 @@ class Broadcast(Constraint):
         if not unknown_sizes:
             return None
         v = unknown_sizes[0]
-        if isvar(out):  # this one is 1, or it is the result
-            return bind_choices(v, (1,)) + [lambda st, v=v: unify_oc(v, self.out, st) or None]
-        return bind_choices(v, (1,) if out == 1 else (out, 1))
+        if isvar(out):  # this one is 1, or it is the result where that is not 1 (at 1
+            return bind_choices(v, (1,)) + [lambda st, v=v: self._result(v, st)]  # the
+        return bind_choices(v, (1,) if out == 1 else (out, 1))  # first: none twice)
+
+    def _result(self, v: Any, s: dict) -> tuple[dict, tuple] | None:
+        """The guess that size ``v`` is the result (an unknown or a named size): bound
+        to it, and the result ``!= 1`` posted (where it is 1, ``v`` is 1: the other
+        guess), so answers of the two never state one point twice."""
+        new = unify_oc(v, self.out, s)
+        if new is False:
+            return None
+        return new, (Compare("!=", Expr(self.out), Expr(1), "the broadcast size != 1"),)
 
     def terms(self) -> tuple:
         return (*self.sizes, self.out)

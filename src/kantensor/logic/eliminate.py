@@ -28,7 +28,7 @@ def eliminated(checks: list) -> tuple[list, dict]:
     while changed:
         changed = False
         for i, (op, left, right, diff, symbols, said) in enumerate(checks):
-            if op != "==":
+            if op != "==" or diff is None:  # (None: a product too large to expand)
                 continue
             for u in sorted((v for v in symbols if not isinstance(v, str)), key=repr):
                 value = _solved(resolved(diff, defs), u)

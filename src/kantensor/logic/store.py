@@ -35,7 +35,10 @@ __all__ = ["Beyond", "Constraint", "Reason", "TypeState", "TypeStore", "copy_sta
 #: A constraint's progress: None (it fails), or (substitution, done) optionally
 #: followed by constraints to add (which may replace it).
 Progress = tuple | None
-Choice = Callable[[dict], "dict | None"]
+#: A guess for :func:`labelo`: the substitution it makes (None: it fails), or that and
+#: the constraints it posts beside (``(s, constraints)``: a broadcast's size that is the
+#: result, not 1, where the result is not 1 either, so the guesses never overlap).
+Choice = Callable[[dict], "dict | tuple[dict, tuple] | None"]
 
 
 class Others:
@@ -391,12 +394,8 @@ def labelo(*terms: Any, beyond: Callable[[Iterator[ConstrainedState]], None] | N
                     if beyond is not None:
                         beyond(_beyond_states(st, option))
                     continue
-                new = copy_state(st)
-                s = option(new.data)
-                if s is None or s is False or s is new.data:
-                    continue  # fails, or guesses nothing new (would label forever)
-                new.data = s
-                if propagate(new, changed=True):
+                new = _chosen(st, option)
+                if new is not None and propagate(new, changed=True):
                     branches.append(new)
             stack.extend(reversed(branches))
 
@@ -449,12 +448,27 @@ def _beyond_states(S: ConstrainedState, option: Beyond) -> Iterator[ConstrainedS
     """The states the choices of ``option`` lead to, where their constraints hold (run
     when read)."""
     for choice in option.choices:
-        new = copy_state(S)
-        s = choice(new.data)
-        if s is not None and s is not False and s is not new.data:
-            new.data = s
-            if propagate(new, changed=True):
-                yield new
+        new = _chosen(S, choice)
+        if new is not None and propagate(new, changed=True):
+            yield new
+
+
+def _chosen(S: ConstrainedState, choice: Choice) -> TypeState | None:
+    """A copy of ``S`` with ``choice`` made (its substitution, and the constraints it
+    posts, still to propagate); None where it fails or guesses nothing new (it would
+    label forever)."""
+    new = copy_state(S)
+    s = choice(new.data)
+    posted: tuple = ()
+    if type(s) is tuple:
+        s, posted = s
+    if s is None or s is False or s is new.data:
+        return None
+    new.data = s
+    if posted:
+        store = new.constraints[TypeStore]
+        store.pending = store.pending + posted
+    return new
 
 
 def bind_choices(v: Any, values: Any) -> list[Choice]:

@@ -34,13 +34,14 @@ from ..types.prove import bounds
 from ..types.symbols import substitute
 from .broadcast import Broadcast
 from .broadcastsizes import broadcast_onto
+from .casesplit import split_witness
 from .dims import COMPARE, Compare, Equation, size_value
 from .eliminate import eliminated, resolved, symbols_of
 from .fewvalues import enumerated, few_values, late_hold
 from .oneunknown import candidates
 from .quotients import SUBSTITUTIONS, Spent, charge, may_hold, named_values, tail_values
 from .rigid import assumed_of
-from .store import TypeState, TypeStore
+from .store import TypeState, TypeStore, facts_of
 from .wording import size_names
 
 __all__ = ["MAX_WITNESS", "UndecidedAnswer", "judge"]
@@ -148,10 +149,15 @@ def _broadcast_checks(pending: tuple, s: dict) -> list:
             if any(type(x) is int and x == y for x, y in pairs):
                 continue  # (a case of ints that holds: the clause holds)
             pairs = tuple(p for p in pairs if not type(p[0]) is type(p[1]) is int) or pairs
-            diff: DimLike = 1
-            for x, y in pairs:
-                diff = diff * (x - y)
-            checks.append(("==", diff, 0, diff, symbols_of(diff), pairs))
+            diff: DimLike | None = 1
+            try:
+                for x, y in pairs:
+                    diff = diff * (x - y)
+            except ValueError:  # (too large a product to expand: judged case by case
+                diff = None  # alone, casesplit.split_witness)
+            symbols = symbols_of(diff) if diff is not None else \
+                frozenset().union(*(symbols_of(x) | symbols_of(y) for x, y in pairs))
+            checks.append(("==", diff, 0, diff, symbols, pairs))
     return checks
 
 
@@ -193,12 +199,16 @@ def _groups(checks: list) -> list[tuple[list, list]]:
 def _found(sizes: list, group: list, s: dict, pending: tuple, defs: dict) -> bool:
     """Whether a witness of the group's checks is found: every value tried where each
     size has a few (:func:`~.fewvalues.enumerated`), else searched."""
+    if any(c[3] is None for c in group):  # (a broadcast's product too large to expand)
+        return split_witness(sizes, group, facts_of(s), defs)
     domains = few_values(sizes, group) if sizes else None
     found = None if domains is None else enumerated(sizes, group, defs, domains)
     if found is not None:
         return found
     if len(sizes) > 1:
-        return _search(sizes, group, s, pending, defs)
+        return _search(sizes, group, s, pending, defs) or (
+            any(not isinstance(c[5], str) for c in group) and
+            split_witness(sizes, group, facts_of(s), defs))  # (its cases: values they fix)
     group = [(c[0], *c[1:3], resolved(c[3], defs), *c[4:]) for c in group]
     if not sizes:  # no size left: the check is an int, or has no value
         return all(_compares(op, diff, {}) if op != "==" else may_hold(diff, {})

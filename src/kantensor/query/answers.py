@@ -21,7 +21,6 @@ from ..types.conditions import AnyOf, Clause, Condition
 from ..types.dim import Dim
 from ..types.dimfacts import solve_for
 from ..types.facts import Facts
-from ..types.refuting import refutes
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .opendtypes import OpenDType
@@ -158,7 +157,7 @@ def answer_in(user: list[Any], roles: set, S: ConstrainedState,
 def satisfiable(where: Sequence[Clause], facts: Facts) -> bool:
     """False where the conditions ``where`` (``facts``: the solve's facts with them)
     hold at no sizes, as far as the facts show: they are inconsistent, refute one of
-    them (:func:`~kantensor.types.refuting.refutes`: ``a**2 == a + 20`` beside
+    them (:meth:`~kantensor.types.facts.Facts.decide`: ``a**2 == a + 20`` beside
     ``a == 1``), or a disjunction
     among them has no case that they allow (each case has a condition they refute:
     ``a == b or a == 1`` beside ``a != 1`` and ``a != b``, a later alternative's refusal
@@ -166,9 +165,9 @@ def satisfiable(where: Sequence[Clause], facts: Facts) -> bool:
     guess)."""
     if not facts.consistent():
         return False
-    return all(any(facts.allows(case) and not any(refutes(facts, x) for x in case)
-                   for case in c.cases) if isinstance(c, AnyOf) else not refutes(facts, c)
-               for c in where)
+    return all(any(facts.allows(case) and not any(facts.decide(x) is False for x in case)
+                   for case in c.cases) if isinstance(c, AnyOf)
+               else facts.decide(c) is not False for c in where)
 
 
 def _open_dtypes(user: list[Any], S: ConstrainedState, names: dict[Any, str],

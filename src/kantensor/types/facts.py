@@ -25,6 +25,7 @@ from .dim import Dim, DimLike, as_dim
 from .disjunctions import absorbed, exhaustive, plain_cases, tightest
 from .factsatoms import by_size, nonzero, size_divisors, still_needs
 from .factsform import under_facts
+from .factsproducts import nonlinear, product_bounds
 from .productsign import decided as by_factors
 from .prove import MAX_QUESTION_TERMS, conditions_terms, proves, terms_of
 from .prove import bounds as _bounds
@@ -250,6 +251,12 @@ class Facts:
             found = self._nowhere_defined(d, op)
         if found is None and formed is None:
             found = self._nearer(d, op)
+        if found is None and formed is None and self.atoms and \
+                not getattr(_FORMING, "on", False):
+            found = self._valued(d, op)  # (last: its form under the facts an int)
+            if found is None and nonlinear(d) and \
+                    not self.with_(Condition(d, op, 0)).consistent():
+                found = False  # (a product's bounds with the facts leave no sizes)
         return formed if found is None else found
 
     def oversized(self, *sizes: DimLike) -> bool:
@@ -327,6 +334,22 @@ class Facts:
             _FORMING.on = False
         return COMPARE[condition.op](gap, 0) if isinstance(gap, int) else None
 
+    def _valued(self, d: DimLike, op: str) -> bool | None:
+        """``d op 0`` decided by ``d``'s form under the facts (:meth:`simplify`: equal to
+        ``d`` wherever they hold) where that form is an int: the facts' known values put
+        into products and powers, which the prover, linear in them, does not (``a == 1``
+        makes ``a**2 - a - 20`` -20; ``a == 0`` makes ``a*b**2 - b**2`` ``-b**2``, decided
+        in turn); else None. Not while a form is being made."""
+        _FORMING.on = True
+        try:
+            value = self.simplify(d)
+            if isinstance(value, int):
+                return COMPARE[op](value, 0)
+            same = value is d or (type(value) is Dim and value._terms == d._terms)
+            return None if same else self.decide((value, op, 0))
+        finally:
+            _FORMING.on = False
+
     def says_nonzero(self, d: DimLike) -> bool:
         """Whether a fact ``e != 0`` with ``e`` ``d`` or ``-d`` says ``d`` is not 0. The
         prover's triples leave ``!=`` facts out, so a divisor that may be negative, kept
@@ -359,10 +382,30 @@ class Facts:
         return self.rising() and rising(x)
 
     def consistent(self) -> bool:
-        """False where no sizes meet every fact (as far as it is shown), else True. Facts
-        that each say a rising size is at least an int (a stack of windows' kept ``out
-        >= 1``) hold wherever the sizes are large: True without the prover's box."""
-        return self.rising() or not proves(self.triples, (0, ">=", 1))
+        """False where no sizes meet every fact (as far as it is shown: the prover, and
+        the facts' known values put into their products, :meth:`_valued_false`), else
+        True. Facts that each say a rising size is at least an int (a stack of windows'
+        kept ``out >= 1``) hold wherever the sizes are large: True without the prover's
+        box."""
+        return self.rising() or not proves(self.triples, (0, ">=", 1)) and \
+            not self._valued_false()
+
+    def _valued_false(self) -> bool:
+        """Whether facts over a product or power of sizes (the prover, linear in them,
+        reads it as an atom of its own) hold nowhere: one has a form under the facts
+        (:meth:`simplify`) that is an int it fails at (``a == 1`` makes ``a**2 == a +
+        20`` say ``-20 == 0``), or the bounds a product equal to an int puts on its
+        factors (:func:`.factsproducts.product_bounds`) leave no sizes (``a*b == 1``
+        beside ``a*b == a + b``). Not while a form is being made."""
+        if getattr(_FORMING, "on", False):
+            return False
+        over = [c for c in self.atoms if nonlinear(c.key[0])]
+        if not over:
+            return False
+        if any(self._valued(*c.key) is False for c in over):
+            return True
+        bounded = [c for c in product_bounds(over) if c not in self.atoms]
+        return bool(bounded) and proves(self.with_(*bounded).triples, (0, ">=", 1))
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
