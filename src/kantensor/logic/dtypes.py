@@ -21,9 +21,9 @@ from ..types.dtypes import (
     PromotionError,
     is_lossless_cast,
     priority,
-    promoted,
     python_dtype,
 )
+from ..types.numpyrules import promoted
 from .store import Constraint, Progress, Reason, bind_choices, guess, said, unify_oc
 from .terms import isvar, walk
 

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..graph.basic import Constant, Variable
 from ..types.dim import Dim
-from ..types.dtypes import is_integer, rules_key
+from ..types.dtypes import is_integer
+from ..types.numpyrules import rules_key
 from ..types.protocol import NUMPY_SCALAR
 from ..types.type import TensorType
 

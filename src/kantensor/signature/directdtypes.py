@@ -10,14 +10,8 @@ from typing import Any
 
 from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
-from ..types.dtypes import (
-    DEFAULT_RANGE,
-    DTYPE_FUNCTIONS,
-    Priority,
-    PromotionError,
-    priority,
-    promoted,
-)
+from ..types.dtypes import DEFAULT_RANGE, DTYPE_FUNCTIONS, Priority, PromotionError, priority
+from ..types.numpyrules import promoted
 from .broadcasts import Fails as _Fails
 
 __all__ = ["DtypePlan", "promote"]
