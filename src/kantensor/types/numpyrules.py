@@ -138,19 +138,23 @@ def loop_float_of(operands: Iterable[tuple[Any, Priority]], numpy: bool) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _memo(operands: tuple[tuple[str, Priority], ...], numpy: bool, loop: bool) -> str:
-    if loop:
-        return loop_float_of(operands, numpy)
+def _promoted(operands: tuple[tuple[str, Priority], ...], numpy: bool) -> str:
     return numpy_result_type_of(operands) if numpy else result_type_of(operands)
+
+
+@lru_cache(maxsize=4096)
+def _loop_float(operands: tuple[tuple[str, Priority], ...], rules: str) -> str:
+    return loop_float_of(operands, rules == "numpy")
 
 
 def promoted(operands: tuple[tuple[str, Priority], ...]) -> str:
     """:func:`~.dtypes.result_type_of` on a tuple of ``(dtype, priority)`` (NumPy's
     :func:`numpy_result_type_of` inside :func:`numpy_rules`), memoized: the one cache of
     promotion (the solver's constraints and make_node share it)."""
-    return _memo(operands, _context_numpy.get(), False)
+    return _promoted(operands, _context_numpy.get())
 
 
 def loop_float(operands: tuple[tuple[str, Priority], ...]) -> str:
-    """:func:`loop_float_of` under the rules in force, memoized as :func:`promoted`."""
-    return _memo(operands, _context_numpy.get(), True)
+    """:func:`loop_float_of` under the rules in force, memoized by :func:`rules_key` (under
+    kantensor's rules it is the default float of an integer: the default is the key)."""
+    return _loop_float(operands, rules_key())
