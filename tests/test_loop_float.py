@@ -116,3 +116,14 @@ def test_the_relation_runs_backwards(rules: str, op: object, ufunc: np.ufunc) ->
             sols = query(op, [pattern(v, (2,)) for v in names], [f"{out}[2]"])
             got = {tuple(s[f"t{i}"] for i in range(n)) for s in sols}
             assert got == {ts for ts, o in forward.items() if o == out}, out
+
+
+def test_the_memo_keeps_the_defaults_apart() -> None:
+    """Under kantensor's rules ``loopfloat`` of an integer is the default float: a build
+    under one default is not the answer under another (nor under NumPy's rules)."""
+    x = kt.vector("x", "int8")
+    for default in ("float32", "float64", "float16", "float32"):
+        with d.default_dtype(default):
+            assert kt.sqrt(x).type.dtype == kt.arctan2(x, x).type.dtype == default
+        with numpy_rules():
+            assert kt.sqrt(x).type.dtype == "float16"
