@@ -13,8 +13,9 @@ shapes), or a refusal (counted, listed where asked, never a wrong dtype).
 ``np.linalg.eig`` and ``eigvals`` are left out: their dtype is the values' (real where
 every eigenvalue is, docs/numpy.rst), and eval_shape's is always complex.
 
-``KANTENSOR_DTYPE_SWEEP_EVERY`` sizes it: every k-th case runs (quick 5, about 6,000 cases
-in 5 s; long 1: all 30,380, NumPy refusing about 300 of them).
+``KANTENSOR_DTYPE_SWEEP_EVERY`` sizes it: every k-th case runs (quick 5: 6,065 calls, about
+5 s; long 1: all 30,324, of which NumPy runs 21,841; on main e53f9517 456 of those were
+wrong, now none).
 """
 
 from __future__ import annotations
@@ -153,7 +154,8 @@ def _types(result: kt.ShapeResult) -> list:
 
 def judge(name: str, fn: Fn, dtype: str) -> tuple[str, Any, Any] | None:
     """``(verdict, numpy's, eval_shape's)``: ``"wrong"`` where eval_shape's dtypes are not
-    NumPy's, ``"refused"`` where it raises; None where they agree or NumPy refuses."""
+    NumPy's, ``"refused"`` where it raises, ``"agrees"`` where they are; None where NumPy
+    refuses (no case)."""
     want = numpy_result(fn, dtype)
     if want is None:
         return None
@@ -165,7 +167,7 @@ def judge(name: str, fn: Fn, dtype: str) -> tuple[str, Any, Any] | None:
         return "refused", want, str(exc).splitlines()[-1][:120]
     if [d for d, _ in got] != [d for d, _ in want]:
         return "wrong", want, got
-    return None
+    return "agrees", want, got
 
 
 @functools.cache
@@ -175,11 +177,11 @@ def cases() -> list[tuple[str, Fn, str]]:
 
 
 def sweep() -> dict[str, list]:
-    found: dict[str, list] = {"wrong": [], "refused": [], "checked": []}
+    found: dict[str, list] = {"agrees": [], "wrong": [], "refused": [], "numpy refuses": []}
     for name, fn, dtype in cases():
         verdict = judge(name, fn, dtype)
         if verdict is None:
-            found["checked"].append((name, dtype))
+            found["numpy refuses"].append((name, dtype))
         else:
             found[verdict[0]].append((name, dtype, *verdict[1:]))
     return found
@@ -187,7 +189,7 @@ def sweep() -> dict[str, list]:
 
 def test_every_dtype_eval_shape_gives_is_numpys() -> None:
     found = sweep()
-    assert found["checked"], "no case ran"
+    assert len(found["agrees"]) > len(cases()) // 2, "few cases ran"
     assert not found["wrong"], f"{len(found['wrong'])} wrong, e.g. {found['wrong'][:8]}"
 
 
@@ -204,8 +206,7 @@ NAMED = [*(("numpy.sqrt(x)", d) for d in ("bool", "int8", "uint8", "int16", "uin
 @pytest.mark.parametrize(("name", "dtype"), NAMED)
 def test_the_named_cases(name: str, dtype: str) -> None:
     fn = dict(programs())[name]
-    assert numpy_result(fn, dtype) is not None  # NumPy runs it
-    assert judge(name, fn, dtype) is None
+    assert judge(name, fn, dtype)[0] == "agrees"  # (None: NumPy refuses it)
 
 
 if __name__ == "__main__":  # the counts, and every wrong case
