@@ -32,6 +32,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.types import dtypes as dt
+from kantensor.types.numpyrules import numpy_result_type_of
 from kantensor.types.symbols import substitute
 
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -43,7 +44,7 @@ SHARE = float(os.environ.get("KANTENSOR_DTYPE_ORACLE", "0.25"))
 MAX_REFUSED = 5
 #: Refusals meant: a bool array to the power of an int made of sizes, whose value decides
 #: the dtype (NumPy's ``x ** 2`` is ``np.square``, int8; any other int power int64).
-MEANT_REFUSED = {("x ** n//2+1", "bool"), ("x ** len+1", "bool"), ("x ** n*200", "bool")}
+MEANT_REFUSED = {("x ** n//2+1", "bool"), ("x ** len+1", "bool")}
 
 Fn = Callable[[Any], Any]
 
@@ -185,6 +186,14 @@ def test_a_size_power_of_bool_has_two_dtypes_in_numpy() -> None:
     assert [_numpy(fn, "bool", n)[0] for n in (2, 3, 4)] == ["int8", "int8", "int64"]
 
 
+@pytest.mark.parametrize("name", ["x ** n*200", "x ** -n*0.5"])
+def test_bool_to_a_size_power_the_sizes_decide(name: str) -> None:
+    """``n * 200`` is never 2 (the sizes say so, no assumption): ``np.power``'s int64, as
+    NumPy gives at every n; a float power is never squared."""
+    assert judge(name, dict(programs())[name], "bool") == ([], [])
+    assert kt.eval_shape(dict(programs())[name], "bool[n]").assumptions == ()
+
+
 @pytest.mark.parametrize("name", sorted(n for n, _ in MEANT_REFUSED))
 def test_bool_to_a_size_power_is_refused(name: str) -> None:
     """An exponent made of sizes is 2 at some sizes only: its dtype is not guessed."""
@@ -209,7 +218,7 @@ def test_the_rule_is_numpys_result_type() -> None:
             if k == 3 and len({id(c) for c in combo}) < 3:
                 continue
             want = np.result_type(*[v for v, _ in combo]).name
-            assert dt.numpy_result_type_of([o for _, o in combo]) == want, combo
+            assert numpy_result_type_of([o for _, o in combo]) == want, combo
             checked += 1
     assert checked == 5520  # 32 + 528 pairs + 4,960 triples
 

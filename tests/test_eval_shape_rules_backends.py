@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import kantensor as kt
-from kantensor.types import dtypes as dt
+from kantensor.types import numpyrules as dt
 
 X_DTYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
             "float16", "float32", "float64"]

@@ -17,7 +17,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.graph.walk import ancestors_and_nodes
-from kantensor.types import dtypes as dt
+from kantensor.types import numpyrules as dt
 from test_eval_shape_dtype_oracle import DTYPES, programs
 
 #: Every how many (program, dtype) pairs one is refined (all ~19,000 is minutes).

@@ -21,7 +21,7 @@ from unification import var
 
 import kantensor as kt
 from kantensor.logic.terms import TensorTerm
-from kantensor.types.dtypes import numpy_rules
+from kantensor.types.numpyrules import numpy_rules
 from kantensor.types.symbols import substitute
 
 PROGRAMS = {

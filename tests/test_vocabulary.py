@@ -144,7 +144,8 @@ def test_the_words_that_nest_count_towards_the_nesting_limit(word):
         kt.Signature.parse(_nested(word, MAX_NESTING + 1))
 
 
-DTYPE_FORMS = "a dtype name or variable, promote(...), join(...), float(...) or real(...)"
+DTYPE_FORMS = ("a dtype name or variable, promote(...), join(...), float(...), real(...) or "
+               "loopfloat(...)")
 MESSAGES = [
     # only a dtype stands after ':' (join and real were listed beside "a dtype")
     ("(n):t->():", f"expected a dtype ({DTYPE_FORMS}) at position 10"),

@@ -26,8 +26,8 @@ from ..syntax.errors import TypeInferenceError
 from ..types.casewise import plainest_under
 from ..types.conditions import Clause, Condition, is_choice
 from ..types.dim import unknown
-from ..types.dtypes import numpy_rules
 from ..types.facts import Facts
+from ..types.numpyrules import numpy_rules
 from ..types.tidy import tidy
 from ..types.tidysize import tidy_size
 from ..types.type import TensorType

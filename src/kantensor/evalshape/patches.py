@@ -37,7 +37,7 @@ from .arrays import asarray as _asarray
 from .arrays import ascontiguousarray as _ascontiguousarray
 from .arrays import symbolic as _symbolic
 from .loops import iterated, marked, range_turns, reversed_range, turns
-from .pymath import MATH
+from .pymath import MATH, python_int
 from .ranges import arange as _arange
 from .ranges import index_of as _index
 from .ranges import is_size as _size
@@ -305,9 +305,13 @@ def _range(*args: Any) -> Any:
 
 
 def _round(x: Any, ndigits: Any = None) -> Any:
+    """``round`` of a size (itself), of a traced 0-d number (a Python int, as NumPy's
+    scalars give it: :func:`.pymath.python_int`), or to ``ndigits`` (NumPy's round)."""
     if isinstance(x, Dim) and ndigits is None:
         return x
-    return np.round(x, ndigits or 0) if isinstance(x, Variable) else NotImplemented
+    if not isinstance(x, Variable):
+        return NotImplemented
+    return python_int(x, "round") if ndigits is None else np.round(x, ndigits)
 
 
 def _extreme(fn: Callable[..., Any], python: Callable[..., Any]) -> Callable[..., Any]:

@@ -15,14 +15,17 @@ from typing import Any
 
 import numpy as np
 
+from .. import ops
 from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimorder import decided
+from ..types.dtypes import COMPLEX, category
 from ..types.intervals import interval
 from ..types.operators import python_result
 from ..types.sizenum import Ratio, size_tensor
 from ..types.stated import split_constant
 from .powers import MATH_TAG
+from .scalars import numpy_scalar
 
 
 def _symbolic(x: Any) -> bool:
@@ -80,16 +83,37 @@ def _hypot(*xs: Any) -> Any:
     return MATH["sqrt"](sum(x * x for x in xs))
 
 
-def _floor(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.floor(x) if isinstance(x, Variable) else NotImplemented
+def python_int(x: Variable, rounding: str) -> Variable:
+    """The Python int ``math.floor`` (``rounding``: ``"floor"``), ``math.ceil``,
+    ``math.trunc`` or ``round`` gives NumPy code of the traced 0-d ``x``: the graph's int64,
+    wrapped (weak under NEP 50, as a Python int is), which raises when the graph runs where
+    Python raises or the int does not fit int64 (:func:`kantensor.ops.python_int`). Refused
+    where NumPy's value defines no such method: an array of axes (NumPy: only 0-d arrays
+    convert to Python scalars), ``math.trunc`` of anything but a float64 scalar (the one
+    NumPy scalar that is a Python float), ``round`` of a 0-d array, a bool or a complex
+    scalar, ``math.floor`` of a complex 0-d array."""
+    dtype, scalar = x.type.dtype, numpy_scalar(x)
+    kind = f"numpy.{dtype}" if scalar else f"a 0-d {dtype} array"
+    if x.type.ndim:
+        raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars "
+                        f"({rounding} of {x.type})")
+    if rounding == "trunc" and not (scalar and dtype == "float64"):
+        raise TypeError(f"type {kind} doesn't define __trunc__ method")
+    if rounding == "round" and (not scalar or dtype == "bool" or category(dtype) is COMPLEX):
+        raise TypeError(f"type {kind} doesn't define __round__ method (round of it)")
+    if category(dtype) is COMPLEX and not scalar:
+        raise TypeError(f"math.{rounding} of {kind}: NumPy converts no complex array to a "
+                        "Python float")
+    return python_result(ops.python_int(x, rounding=rounding))
 
 
-def _ceil(x: Any) -> Any:
-    if isinstance(x, Dim):
-        return x
-    return np.ceil(x) if isinstance(x, Variable) else NotImplemented
+def _rounded(rounding: str) -> Callable[[Any], Any]:
+    """``math.floor``, ``math.ceil``, ``math.trunc`` of a size (the size) or a tensor."""
+    def traced(x: Any) -> Any:
+        if isinstance(x, Dim):
+            return x
+        return python_int(x, rounding) if isinstance(x, Variable) else NotImplemented
+    return traced
 
 
 def _fmod(x: Any, y: Any) -> Any:
@@ -121,5 +145,5 @@ def _pow(x: Any, y: Any) -> Any:
 MATH: dict[str, Callable[..., Any]] = {
     **{name: _math(name) for name in ("sqrt", "exp", "log", "log2", "log10", "sin", "cos",
                                       "tan", "tanh", "expm1", "log1p")},
-    "floor": _floor, "ceil": _ceil, "trunc": _floor, "pow": _pow, "hypot": _hypot,
-    "fmod": _fmod}
+    "floor": _rounded("floor"), "ceil": _rounded("ceil"), "trunc": _rounded("trunc"),
+    "pow": _pow, "hypot": _hypot, "fmod": _fmod}

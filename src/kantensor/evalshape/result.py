@@ -22,7 +22,7 @@ from ..graph.fgraph import FunctionGraph
 from ..ops.contracts import contract, contract_of
 from ..types.conditions import AnyOf, Clause, Condition, Source, negate
 from ..types.contracts import Contract
-from ..types.dtypes import numpy_rules
+from ..types.numpyrules import numpy_rules
 from ..types.type import TensorType
 from .counts import decided
 from .display import shape_result_html

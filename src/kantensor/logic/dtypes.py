@@ -21,9 +21,9 @@ from ..types.dtypes import (
     PromotionError,
     is_lossless_cast,
     priority,
-    promoted,
     python_dtype,
 )
+from ..types.numpyrules import loop_float, promoted
 from .store import Constraint, Progress, Reason, bind_choices, guess, said, unify_oc
 from .terms import isvar, walk
 
@@ -78,11 +78,13 @@ class Operand:
 
 @dataclass(frozen=True, eq=False)
 class Promote(Constraint):
-    """``out == result_type(operands)``, each operand ranked by its own term."""
+    """``out == result_type(operands)``, each operand ranked by its own term; ``loop``:
+    ``out == loopfloat(operands)`` (the float a float ufunc computes them in)."""
 
     out: Any
     operands: tuple[Operand, ...]
     where: str = ""
+    loop: bool = False
 
     def check(self, s: dict, pending: tuple) -> Progress:
         ground = []
@@ -93,7 +95,7 @@ class Promote(Constraint):
                 return s, False
             ground.append((d, p))
         try:
-            result = promoted(tuple(ground))
+            result = (loop_float if self.loop else promoted)(tuple(ground))
         except PromotionError:  # dtypes with no promotion (bfloat16 + float16): no answer
             return None
         return _done_if_unified(self.out, result, s)
@@ -109,13 +111,14 @@ class Promote(Constraint):
     def explain(self, s: dict) -> str:
         got = ", ".join(str(walk(op.dtype, s)) for op in self.operands)
         ground = tuple((walk(op.dtype, s), op.priority(s)) for op in self.operands)
+        doing = "the loop float of" if self.loop else "promoting"
         if not all(isinstance(d, str) and p is not None for d, p in ground):
-            return f"{self.where}: promoting ({got}) gives ?, not {walk(self.out, s)}"
+            return f"{self.where}: {doing} ({got}) gives ?, not {walk(self.out, s)}"
         try:
-            result = promoted(ground)
+            result = (loop_float if self.loop else promoted)(ground)
         except PromotionError as exc:
-            return f"{self.where}: promoting ({got}) fails: {exc}"
-        return f"{self.where}: promoting ({got}) gives {result}, not {walk(self.out, s)}"
+            return f"{self.where}: {doing} ({got}) fails: {exc}"
+        return f"{self.where}: {doing} ({got}) gives {result}, not {walk(self.out, s)}"
 
 
 @dataclass(frozen=True, eq=False)

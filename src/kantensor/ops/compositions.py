@@ -21,6 +21,7 @@ import numpy as np
 from ..graph.basic import Variable
 from ..types.dim import Dim
 from ..types.dimminmax import dim_min
+from ..types.dtypes import COMPLEX, category, is_low_precision
 from ..types.numpyargs import numpy_method
 from ..types.protocol import NUMPY_OPS, register_numpy
 from ..types.variable import METHODS, as_tensor_variable, register_method
@@ -34,6 +35,17 @@ from .knowntake import known_along, known_take
 from .masked import masked
 from .pads import padded
 from .params import AxisError, normalize_axis
+
+
+def _conj(op: Callable[..., Any]) -> Callable[..., Any]:
+    """The ``conj`` method (``op``, the catalogue's): ``ndarray.conjugate`` gives a real
+    array of NumPy's back as it is (a bool array stays bool, where the ufunc
+    ``np.conjugate`` of it is int8); complex and low-precision dtypes take the ufunc."""
+    @functools.wraps(op)
+    def conj(x: Any) -> Any:
+        dtype = x.type.dtype
+        return x if category(dtype) is not COMPLEX and not is_low_precision(dtype) else op(x)
+    return conj
 
 
 def _each(fn: Callable[[Any], Any]) -> Callable[..., Any]:
@@ -391,6 +403,7 @@ def register(ops: dict[str, Any]) -> None:
     register_numpy(np.clip, clipped(NUMPY_OPS[np.clip]))
     register_method("clip", clipped(METHODS["clip"]))
     register_method("item", item_at(METHODS["item"]))
+    register_method("conj", _conj(METHODS["conj"]))
     for fn, identity in ((np.sum, np.zeros_like), (np.prod, np.ones_like)):
         register_numpy(fn, masked(NUMPY_OPS[fn], identity, fn))
         register_method(fn.__name__, masked(METHODS[fn.__name__], identity))

@@ -11,7 +11,7 @@ from typing import Any
 from ..graph import codegen
 from ..graph.basic import Apply
 from ..signature.signature import Signature
-from ..types.dtypes import rules_key
+from ..types.numpyrules import rules_key
 from .callspec import CallSpec
 from .display import OpFacts, op_html
 from .fastcall import FastCall, Miss, fast_call

@@ -36,7 +36,7 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
-from ..types.dtypes import rules_key
+from ..types.numpyrules import rules_key
 from .pyints import wrapped_key
 
 #: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:

@@ -5,7 +5,8 @@ and any other power by ``np.power``: the dtypes differ for a bool array only (``
 of bool is int8, a bool to a Python int's power int64). So under NumPy's rules
 (:func:`~kantensor.types.dtypes.numpy_rules`) a bool array to the power of the literal 2
 is ``square``; to the power of a number made of sizes (``n // 2 + 1``, ``len(x)``), whose
-value decides between the two, it is refused: never guessed. A NumPy scalar (``x[0]``)
+value decides between the two, it is refused: never guessed, unless the sizes decide it
+(``n * 200`` is never 2: ``np.power``). A NumPy scalar (``x[0]``)
 is not an array: NumPy's scalar power is ``np.power`` at every exponent.
 """
 
@@ -18,9 +19,13 @@ import numpy as np
 
 from ..graph.basic import Constant, Variable
 from ..types.dim import Dim
-from ..types.dtypes import is_integer, rules_key
+from ..types.dtypes import is_integer
+from ..types.facts import EMPTY
+from ..types.numpyrules import rules_key
 from ..types.protocol import NUMPY_SCALAR
 from ..types.type import TensorType
+from ..types.variable import SizeNumber
+from .pyints import number_value
 
 __all__ = ["power_operator"]
 
@@ -35,6 +40,9 @@ def power_operator(power: Callable[..., Any], square: Callable[..., Any]
                 return square(a)
             if isinstance(b, Dim) or isinstance(b, Variable) and not isinstance(
                     b, Constant) and b.wrapped and is_integer(b.type.dtype):
+                two = _is_two(b)
+                if two is not None:  # (the sizes decide it: n * 200 is never 2)
+                    return square(a) if two else power(a, b)
                 raise TypeError(
                     "a bool array to the power of a number made of sizes: NumPy computes "
                     "x ** 2 as np.square(x) (int8) and any other int power as np.power "
@@ -48,6 +56,16 @@ def power_operator(power: Callable[..., Any], square: Callable[..., Any]
 def _bool_array(x: Any) -> bool:
     return isinstance(x, Variable) and isinstance(x.type, TensorType) and \
         x.type.dtype == "bool" and not x.wrapped and not NUMPY_SCALAR.fn(x)
+
+
+def _is_two(b: Any) -> bool | None:
+    """Whether the number made of sizes ``b`` (a Dim, or a size used as a number) is 2
+    at every size (True), at none (False: ``n * 200``, ``2 * n + 1``), or at some only
+    (None), as the sizes alone decide it (no assumption is made)."""
+    size = b if isinstance(b, Dim) else number_value(b) if isinstance(b, SizeNumber) else None
+    if isinstance(size, int):
+        return size == 2
+    return EMPTY.decide((size, "==", 2)) if isinstance(size, Dim) else None
 
 
 def _literal_two(b: Any) -> bool:

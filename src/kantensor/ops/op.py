@@ -26,14 +26,11 @@ from ..types.dtypes import (
     is_inexact,
     is_integer,
     pin_default,
-    pin_rules,
     priority,
-    promoted,
-    rules_key,
     unpin_default,
-    unpin_rules,
 )
 from ..types.facts import EMPTY, Facts
+from ..types.numpyrules import pin_rules, promoted, rules_key, unpin_rules
 from ..types.type import TensorType
 from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
 from .callspec import call_signature

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..logic.pyints import fit_range, fits
 from ..types.basic_ops import cast_array
 from ..types.conditions import Condition
@@ -37,6 +39,31 @@ def _python_int(v: Any) -> int | None:
     if getattr(v, "wrapped", False) and v.type.dtype == "int64" and hasattr(v, "data"):
         return int(v.data)  # (a size used as a number has no value yet: no data)
     return None
+
+
+#: The Op whose output is a Python int of the data (``math.floor`` of a traced value).
+DATA_INT_OP = "python_int"
+
+
+def data_int(v: Any) -> bool:
+    """Whether ``v`` is a Python int whose value the data decide (``math.floor(x.sum())``,
+    and Python's arithmetic on it: a wrapped int64 made from a ``python_int`` node, no
+    constant and no size): the graph holds it in int64, as its own node raises where it
+    would not fit, but beside a narrower integer dtype only its value says whether NumPy
+    raises (OverflowError, NEP 50)."""
+    if not getattr(v, "wrapped", False) or v.type.dtype != "int64" or \
+            hasattr(v, "data") or isinstance(v, SizeNumber):
+        return False
+    stack, seen = [v], set()
+    while stack:
+        node = stack.pop().owner
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if getattr(node.op, "name", None) == DATA_INT_OP:
+            return True
+        stack.extend(x for x in node.inputs if getattr(x, "wrapped", False))
+    return False
 
 
 def size_of_number(v: Any) -> Any:
@@ -79,6 +106,8 @@ def wrapped_key(v: Any) -> Any:
     if v.type.dtype != "int64":  # (no Python int: a wrapped float, the usual one)
         return True
     value = _python_int(v)
+    if value is None and data_int(v):
+        return "data"  # (refused beside a narrow integer dtype: check_python_ints)
     if value is None:
         size = number_value(v) if isinstance(v, SizeNumber) else None
         return True if size is None else size
@@ -97,6 +126,12 @@ def check_python_ints(op: Any, inputs: Sequence[Any], dtype: str) -> None:
     """Refuse a wrapped Python int that ``dtype`` (where the Op computes) cannot hold: a
     constant, or a size used as a number whose inputs' sizes are ints (its value one)."""
     for i, v in enumerate(inputs):
+        if fit_range(dtype) is not None and data_int(v):
+            raise PythonIntError(
+                f"{op}: operand {i} is a Python int of the data (math.floor, math.ceil, "
+                f"math.trunc or round of a traced value) and {op} computes in {dtype}: NumPy "
+                f"2 raises OverflowError where it does not fit {dtype}, which only the data "
+                f"decide; cast the other operand to int64 first, e.g. x.astype('int64')")
         value = _python_int(v)
         if value is None and isinstance(v, SizeNumber):
             value = number_value(v)
@@ -135,6 +170,8 @@ def exact_operands(inputs: Sequence[Any], values: list, dtype: str) -> list:
     out = []
     for v, x in zip(inputs, values, strict=True):
         value = _python_int(v)
+        if value is None and data_int(v):  # (its value, now the graph runs)
+            value = int(np.asarray(x))
         out.append(value if value is not None and not fits(value, dtype)
                    else cast_array(x, dtype))
     return out

@@ -24,7 +24,7 @@ from ..logic.terms import TensorTerm, fresh, walk
 from ..signature.signature import Signature
 from ..signature.solve import solutions
 from ..types.dim import Dim, DimLike, unknown
-from ..types.dtypes import pin_rules, rules_key, unpin_rules
+from ..types.numpyrules import pin_rules, rules_key, unpin_rules
 from ..types.symbols import free_symbols, substitute
 from .sizes import Hole, symbol_dim
 from .units import UNIFY, Unify, Unit

@@ -21,7 +21,7 @@ from ..ops.contracts import contract as graph_contract
 from ..ops.contracts import contract_given
 from ..types.conditions import Condition, Source
 from ..types.dim import Dim
-from ..types.dtypes import rules_key
+from ..types.numpyrules import rules_key
 from ..types.symbols import free_symbols
 from ..types.type import TensorType
 from .contracted import Walked, by_name, graph_sizes, narrowed, sized_types

@@ -224,7 +224,7 @@ class CompiledAlternative:
                 else:
                     operands += [Operand(term, tensors[i].shape, tensors[i].wrapped)
                                  for i in inputs]
-            out.append(Promote(result, tuple(operands), f"dtype {node}"))
+            out.append(Promote(result, tuple(operands), f"dtype {node}", node.loop))
         else:
             arg = self._dtype_term(node.arg, env, out, binders, tensors)
             out.append(DTypeMap(result, arg, node.word, f"dtype {node}"))

@@ -10,14 +10,8 @@ from typing import Any
 
 from ..logic.dtypes import wrapped_dtypes
 from ..syntax import ast as A
-from ..types.dtypes import (
-    DEFAULT_RANGE,
-    DTYPE_FUNCTIONS,
-    Priority,
-    PromotionError,
-    priority,
-    promoted,
-)
+from ..types.dtypes import DEFAULT_RANGE, DTYPE_FUNCTIONS, Priority, PromotionError, priority
+from ..types.numpyrules import loop_float, promoted
 from .broadcasts import Fails as _Fails
 
 __all__ = ["DtypePlan", "promote"]
@@ -79,7 +73,7 @@ class DtypePlan:
                     operands += [(d, priority(len(types[i].shape), wrapped[i]))
                                  for i in inputs]
             try:
-                return promoted(tuple(operands))
+                return (loop_float if node.loop else promoted)(tuple(operands))
             except PromotionError:
                 raise _Fails from None
         d = self._dtype(node.arg, env, types, wrapped)

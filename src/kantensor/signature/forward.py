@@ -22,8 +22,8 @@ from ..syntax.alternative import Overloads
 from ..syntax.errors import TypeInferenceError
 from ..types.conditions import AnyOf, Clause, Condition, InputAxis, Source, is_choice
 from ..types.dim import Dim, unknown
-from ..types.dtypes import rules_key
 from ..types.facts import EMPTY, Facts
+from ..types.numpyrules import rules_key
 from ..types.type import TensorType
 from .arity import check_arity
 from .direct import direct_build

@@ -23,7 +23,8 @@ from ..logic.store import (
 from ..logic.terms import TensorTerm, fresh, isvar, term_vars, walk
 from ..syntax.alternative import Overloads
 from ..types.dim import Dim, unknown
-from ..types.dtypes import DTYPES, rules_key
+from ..types.dtypes import DTYPES
+from ..types.numpyrules import rules_key
 from ..types.symbols import free_symbols, substitute
 from .compile import CompiledAlternative, compile_alternative
 

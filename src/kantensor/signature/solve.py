@@ -31,8 +31,9 @@ from ..logic.terms import Symbol, TensorTerm, fresh, isvar, symbol, walk
 from ..syntax.alternative import Overloads
 from ..syntax.errors import RenderingLimit, Unrendered
 from ..types.dim import Dim
-from ..types.dtypes import Priority, get_default_dtype, priority, rules_key
+from ..types.dtypes import Priority, get_default_dtype, priority
 from ..types.limits import MAX_NDIM
+from ..types.numpyrules import rules_key
 from ..types.sizenum import NUMBER_VALUE
 from ..types.type import TensorType
 from ..types.variable import PYTHON_NUMBERS, SizeNumber, wrapped_number

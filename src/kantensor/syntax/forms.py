@@ -43,7 +43,8 @@ FORMAT = 1
 NODES: dict[str, Any] = {cls.__name__: cls for cls in (
     A.DimVar, A.FixedDim, A.BinOp, A.Call, A.Hole, A.Compare, A.FlexDim, A.AnonGroup,
     A.AnyGroup, A.NamedGroup, A.DTypeName, A.DTypeVar, A.DTypeHole, A.Promote, A.Join,
-    A.DTypeFunction, A.TensorPattern, A.InCategory, A.DTypeEq, A.Compatible, A.Broadcasts,
+    A.LoopFloat, A.DTypeFunction, A.TensorPattern, A.InCategory, A.DTypeEq, A.Compatible,
+    A.Broadcasts,
     Alternative, OperandHole, Spliced, AlternativeHole, AlternativeTemplate)}
 
 #: A dataclass's fields as a form writes them (``message``, never in a parsed text, is

@@ -24,7 +24,7 @@ __all__ = [
     "ADD", "SUB", "NEG", "MUL", "FLOORDIV", "MOD", "POW",
     "EQ", "NE", "LT", "LE", "GT", "GE",
     "ANON", "FLEX", "WHERE", "IN", "COMPATIBLE", "BROADCAST", "MIN", "MAX", "PROMOTE", "JOIN",
-    "FLOAT", "REAL",
+    "FLOAT", "REAL", "LOOPFLOAT",
 ]  # fmt: skip
 
 
@@ -38,7 +38,7 @@ class Role(Enum):
     KEYWORD = "keyword"  # where, in
     CLAUSE_FUNCTION = "clause function"  # compatible(T, U), broadcast(a, b) == c
     DIM_FUNCTION = "dim function"  # min(...), max(...)
-    DTYPE_FUNCTION = "dtype function"  # promote(...), join(...), float(T), real(T)
+    DTYPE_FUNCTION = "dtype function"  # promote(...), join(...), float(T), real(T), ...
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,6 +101,7 @@ PROMOTE = Word("promote", Role.DTYPE_FUNCTION, "promote", nests=True, arity=_ANY
 JOIN = Word("join", Role.DTYPE_FUNCTION, "join", nests=True, arity=_ANY)
 FLOAT = Word("float", Role.DTYPE_FUNCTION, "float_of", nests=True, arity=(1, 1))
 REAL = Word("real", Role.DTYPE_FUNCTION, "real_of", nests=True, arity=(1, 1))
+LOOPFLOAT = Word("loopfloat", Role.DTYPE_FUNCTION, "loopfloat", nests=True, arity=_ANY)
 
 #: Every row: each string literal of the grammar is the text of one or more of them.
 VOCABULARY: tuple[Word, ...] = (
@@ -111,7 +112,7 @@ VOCABULARY: tuple[Word, ...] = (
     Word("+", Role.LOOP, "broadcast_loop"), Word("=", Role.LOOP, "equal_loop"),
     ADD, SUB, NEG, MUL, FLOORDIV, MOD, POW,
     EQ, NE, LT, LE, GT, GE,
-    IN, COMPATIBLE, BROADCAST, MIN, MAX, PROMOTE, JOIN, FLOAT, REAL,
+    IN, COMPATIBLE, BROADCAST, MIN, MAX, PROMOTE, JOIN, FLOAT, REAL, LOOPFLOAT,
 )  # fmt: skip
 
 

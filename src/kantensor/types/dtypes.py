@@ -8,7 +8,8 @@ where PyTorch has none (uint16/32/64).
 The low-precision dtypes (bfloat16, float8, float4, int4, int2: rows whose ``package`` is
 ``ml_dtypes``) type without ml_dtypes, run with it (the ``lowp`` extra); bfloat16
 promotes as in PyTorch, the others only where every value survives (:func:`promote_types`).
-What holds the values (each dtype's NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`.
+What holds the values (each dtype's NumPy dtype) is :mod:`kantensor.types.numpy_dtypes`;
+NumPy 2's promotion, and which rules are in force, is :mod:`kantensor.types.numpyrules`.
 See docs/promotion.rst, docs/types.rst.
 """
 
@@ -18,7 +19,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from enum import IntEnum
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -47,12 +47,12 @@ __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
     "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
     "LINALG_AS_FLOAT", "LINALG_IN_FLOAT64", "NUMPY_STRING",
-    "Priority", "PromotionError", "REAL_OF", "STRING", "category", "default_complex_dtype",
-    "default_dtype", "float_of", "get_default_dtype", "dtype_info", "integer_range", "is_inexact",
-    "is_integer", "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
-    "numpy_result_type_of", "numpy_rules", "operand_dtype_and_priority", "pin_rules", "priority",
-    "promote_types", "promoted", "python_dtype", "real_of", "result_type", "result_type_of",
-    "rules_key", "set_default_dtype", "unpin_rules",
+    "Priority", "PromotionError", "REAL_OF", "STRING", "category", "combine_classes",
+    "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype", "dtype_info",
+    "integer_range", "is_inexact", "is_integer", "is_lossless_cast", "is_low_precision",
+    "is_unsigned", "join_class", "no_strings", "normalize_dtype", "operand_dtype_and_priority",
+    "pin_default", "priority", "promote_types", "python_dtype",
+    "real_of", "result_type", "result_type_of", "set_default_dtype", "unpin_default",
 ]
 
 
@@ -104,8 +104,6 @@ DEFAULT_CHOICES = ("float16", "float32", "float64")
 _global_default = "float32"  # set_default_dtype: the whole process
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
-#: Whether promotion follows NumPy 2 (NEP 50) in this thread or task: see :func:`numpy_rules`.
-_context_numpy: ContextVar[bool] = ContextVar("kantensor_numpy_rules", default=False)
 
 
 def _unsupported(x: Any, detail: str = "") -> TypeError:
@@ -245,14 +243,14 @@ def _pair(a: str, b: str) -> str:
         return _PROMOTE[a, b]
     except KeyError:
         if STRING in (_CATEGORY[a], _CATEGORY[b]):
-            raise _no_strings() from None
+            raise no_strings() from None
         raise PromotionError(
             f"kantensor does not promote {a} with {b}: a low-precision dtype promotes only "
             f"with itself and with a NumPy dtype that holds all its values; cast one "
             f"operand first") from None
 
 
-def _no_strings() -> PromotionError:
+def no_strings() -> PromotionError:
     return PromotionError("kantensor does not promote string: strings have no arithmetic "
                           "(they are typed only where a signature says T in string)")
 
@@ -298,38 +296,6 @@ def default_dtype(dtype: Any) -> Iterator[str]:
         yield _context_default.get()
     finally:
         _context_default.reset(token)
-
-
-@contextmanager
-def numpy_rules() -> Iterator[str]:
-    """``with numpy_rules():`` dtypes follow NumPy 2 inside the block, in this thread or
-    task only (as :func:`default_dtype`): Python floats are float64 and promotion is
-    NEP 50's (:func:`numpy_result_type_of`). ``eval_shape`` traces NumPy code in it."""
-    token = _context_numpy.set(True)
-    try:
-        with default_dtype("float64") as name:
-            yield name
-    finally:
-        _context_numpy.reset(token)
-
-
-def rules_key(default: str | None = None) -> str:
-    """What a memo of inference results is keyed by besides its inputs: the default dtype
-    (``default``, where the caller read it once), or ``"numpy"`` inside :func:`numpy_rules`
-    (whose default is float64 too, but whose promotion is another)."""
-    return "numpy" if _context_numpy.get() else default or get_default_dtype()
-
-
-def pin_rules(key: str) -> Any:
-    """Make the rules :func:`rules_key` gave ``key`` (a default dtype, or ``"numpy"``) the
-    ones of this thread until :func:`unpin_rules`. Returns the token to give back."""
-    numpy = key == "numpy"
-    return _context_numpy.set(numpy), _context_default.set("float64" if numpy else key)
-
-
-def unpin_rules(token: Any) -> None:
-    _context_numpy.reset(token[0])
-    _context_default.reset(token[1])
 
 
 def pin_default(dtype: str) -> Any:
@@ -378,7 +344,8 @@ def real_of(dtype: str) -> str:
 DTYPE_FUNCTIONS: dict[Word, Callable[[str], str]] = {FLOAT: float_of, REAL: real_of}
 
 
-def _join(dtypes: list[str]) -> str | None:
+def join_class(dtypes: list[str]) -> str | None:
+    """The promotion of one priority class's dtypes (None for none)."""
     # Folded highest dtype first, so integers meeting an inexact dtype are absorbed by it as
     # PyTorch does: the result never depends on operand order, although promote_types is
     # not associative (uint64 + int8 -> float64, but uint64 + float16 -> float16).
@@ -388,7 +355,7 @@ def _join(dtypes: list[str]) -> str | None:
     return result
 
 
-def _combine(higher: str | None, lower: str | None) -> str | None:
+def combine_classes(higher: str | None, lower: str | None) -> str | None:
     """PyTorch's ``combine_categories``: the result of a class and a lower-priority one."""
     ch = _CATEGORY[higher] if higher is not None else None
     cl = _CATEGORY[lower] if lower is not None else None
@@ -418,49 +385,14 @@ def result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
     for dtype, priority in operands:
         name = normalize_dtype(dtype)
         if _CATEGORY[name] is STRING:
-            raise _no_strings()
+            raise no_strings()
         buckets[Priority(priority)].append(name)
     if not any(buckets.values()):
         raise TypeError("result_type needs at least one operand")
-    wrapped, zero_dim, tensor = (_join(buckets[p]) for p in Priority)
-    result = _combine(tensor, _combine(zero_dim, wrapped))
+    wrapped, zero_dim, tensor = (join_class(buckets[p]) for p in Priority)
+    result = combine_classes(tensor, combine_classes(zero_dim, wrapped))
     assert result is not None
     return result
-
-
-def numpy_result_type_of(operands: Iterable[tuple[Any, Priority]]) -> str:
-    """The result dtype NumPy 2 gives (NEP 50) for ``(dtype, priority)`` operands: only
-    Python numbers (``WRAPPED``) are weak; ``ZERO_DIM`` and ``TENSOR`` are one strong class
-    promoted by NumPy's table (``np.result_type``: int32 + float32 is float64), which the
-    weak class meets as in :func:`_combine` (NEP 50's rule for Python numbers). Strong
-    dtypes NumPy lacks (bfloat16, float8, ...) promote by :func:`result_type_of`."""
-    strong: list[str] = []
-    weak: list[str] = []
-    for dtype, p in operands:
-        name = normalize_dtype(dtype)
-        if _CATEGORY[name] is STRING:
-            raise _no_strings()
-        (weak if Priority(p) is Priority.WRAPPED else strong).append(name)
-    if not strong and not weak:
-        raise TypeError("result_type needs at least one operand")
-    if any(_INFO[d].package != "numpy" for d in strong):
-        return result_type_of([(d, Priority.TENSOR) for d in strong] +
-                              [(d, Priority.WRAPPED) for d in weak])
-    result = _combine(np.result_type(*strong).name if strong else None, _join(weak))
-    assert result is not None
-    return result
-
-
-@lru_cache(maxsize=4096)
-def _promoted(operands: tuple[tuple[str, Priority], ...], numpy: bool) -> str:
-    return numpy_result_type_of(operands) if numpy else result_type_of(operands)
-
-
-def promoted(operands: tuple[tuple[str, Priority], ...]) -> str:
-    """:func:`result_type_of` on a tuple of ``(dtype, priority)`` (NumPy's
-    :func:`numpy_result_type_of` inside :func:`numpy_rules`), memoized: the one cache of
-    promotion (the solver's constraints and make_node share it)."""
-    return _promoted(operands, _context_numpy.get())
 
 
 def operand_dtype_and_priority(x: Any) -> tuple[str, Priority]:

@@ -1,4 +1,4 @@
-"""Dtype terms of the DSL: dtype names, dtype variables, promote/join and the one-argument
+"""Dtype terms of the DSL: dtype names, dtype variables, promote/join/loopfloat and the one-argument
 dtype functions (``float(T)``, ``real(T)``, any row of the vocabulary with role
 DTYPE_FUNCTION and one argument: one node class for them all, :class:`DTypeFunction`)."""
 
@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..vocabulary import DTYPE_FUNCTIONS, JOIN, PROMOTE, Role, Word
+from ..vocabulary import DTYPE_FUNCTIONS, JOIN, LOOPFLOAT, PROMOTE, Role, Word
 from .names import DTYPE_NAMES, check_name, set_field
 
 __all__ = ["DTYPE_CALLS", "DTYPE_TYPES", "DType", "DTypeFunction", "DTypeHole", "DTypeName",
            "DTypeVar",
-           "Join", "Promote", "as_dtype", "dtype_call", "dtype_names"]
+           "Join", "LoopFloat", "Promote", "as_dtype", "dtype_call", "dtype_names"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class Promote:
 
     #: True for ``join``: every argument ranks as a tensor (see :class:`Join`).
     joint: ClassVar[bool] = False
+    #: True for ``loopfloat``: the float a float ufunc computes the promotion in.
+    loop: ClassVar[bool] = False
     word: ClassVar[Word] = PROMOTE
 
     def __str__(self) -> str:
@@ -81,6 +83,18 @@ class Join(Promote):
 
     joint: ClassVar[bool] = True
     word: ClassVar[Word] = JOIN
+
+
+@dataclass(frozen=True)
+class LoopFloat(Promote):
+    """``loopfloat(T, U, ...)``: the dtype a float ufunc (``sqrt``, ``arctan2``) computes
+    its operands in, ranked as in ``promote``. Under kantensor's rules it is
+    ``float(promote(T, U, ...))`` (PyTorch's: ``torch.sqrt`` of int8 is the default
+    float); under NumPy's (``eval_shape``) the float NumPy's loops pick: ``np.sqrt`` of
+    int8 is float16 (:func:`kantensor.types.numpyrules.loop_float_of`)."""
+
+    loop: ClassVar[bool] = True
+    word: ClassVar[Word] = LOOPFLOAT
 
 
 @dataclass(frozen=True)
@@ -103,7 +117,8 @@ class DTypeFunction:
 
 
 DTYPE_TYPES = (DTypeName, DTypeVar, Promote, DTypeFunction)
-_VARIADIC: dict[Word, type[Promote]] = {node.word: node for node in (Promote, Join)}
+_VARIADIC: dict[Word, type[Promote]] = {node.word: node for node in (Promote, Join,
+                                                                   LoopFloat)}
 #: The node each dtype function of the vocabulary builds (one-argument ones: DTypeFunction).
 DTYPE_CALLS: dict[Word, type[Promote] | type[DTypeFunction]] = {
     word: _VARIADIC.get(word, DTypeFunction) for word in DTYPE_FUNCTIONS}
@@ -145,4 +160,4 @@ def as_dtype(x: object) -> DType:
     return x
 
 
-DType = DTypeName | DTypeVar | Promote | Join | DTypeFunction
+DType = DTypeName | DTypeVar | Promote | Join | LoopFloat | DTypeFunction
