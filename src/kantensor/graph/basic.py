@@ -124,6 +124,13 @@ NEW_NODE: Hook[Callable[[Any], None]] = Hook(
     "every new Apply, so that it knows each value's consumers; None otherwise")
 
 
+REBUILD: Hook[Callable[[Any, Sequence[Any]], Any]] = Hook(
+    "rebuild", "kantensor.ops.op",
+    "rebuild(node, inputs): node's Op applied to inputs (make_node) under the dtype rules "
+    "node was built under (eval_shape's: NumPy's), not the caller's: a clone that "
+    "re-infers types", default=lambda node, inputs: node.op.make_node(*inputs))
+
+
 class Unplaced(Protocol):
     """Conditions of a node given before they are named on its inputs: ``place(node)``
     gives them as the node's (see :attr:`Apply.conditions`)."""
@@ -221,9 +228,10 @@ class Apply(_Tagged):
         return self.outputs[0]
 
     def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
-        """A new Apply of the same op on ``inputs`` (types re-inferred unless strict; a
-        strict clone keeps the conditions, which are of the sizes its types name, and the
-        tag, which says the rules the types were inferred under: ``kt.function`` clones)."""
+        """A new Apply of the same op on ``inputs``. A strict clone keeps the types, the
+        conditions, which are of the sizes its types name, and the tag, which says the
+        rules the types were inferred under (``kt.function`` clones); else the types are
+        re-inferred, under those rules (:data:`REBUILD`), not the caller's."""
         if strict:
             outputs = [o.clone() for o in self.outputs]
             node = Apply(self.op, inputs, outputs)
@@ -231,7 +239,7 @@ class Apply(_Tagged):
             if self._tag:
                 node._tag = dict(self._tag)
             return node
-        return self.op.make_node(*inputs)
+        return REBUILD.fn(self, inputs)
 
     def __str__(self) -> str:
         return f"{self.op}({', '.join(map(str, self.inputs))})"

@@ -74,7 +74,7 @@ class Unit:
     mark: object = None
     #: the rules its node was built under (:func:`~kantensor.ops.op.built_rules`:
     #: ``"numpy"`` for eval_shape's nodes, or a default dtype), run under them as
-    #: make_node ran it; None: the caller's (a given type, a node no wrapped number says)
+    #: make_node ran it; None: the caller's (a given type)
     rules: str | None = None
 
     @classmethod
