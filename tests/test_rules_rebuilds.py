@@ -20,6 +20,7 @@ import pytest
 
 import kantensor as kt
 from kantensor.graph.walk import toposort
+from kantensor.refinement.contracted import graph_sizes
 from kantensor.types import dtypes as dt
 from test_eval_shape_dtype_oracle import DTYPES, programs
 
@@ -187,3 +188,19 @@ def test_kts_graph_is_typed_again_under_the_default_it_was_built_with(
         got = kt.function([outs[0].owner.inputs[0]], outs, check=True)(
             np.arange(1, 4).astype(dtype))
         assert [g.dtype.name for g in got] == [t.dtype for t in forward]
+
+
+def test_the_sizes_a_graph_computes_rebuild_each_node_under_its_rules() -> None:
+    """``graph_sizes`` (refine's sizes of given Variables) rebuilds alike nodes once: two
+    ``x * s`` of one Op on the same inputs, one built under NumPy's rules (int64) and one
+    under kantensor's (int8), are not alike; taking the second's int8 output for the first
+    refused the ``* 300`` after it, whose size was then left unknown."""
+    x, s = kt.vector("x", "int8"), kt.scalar("s", "int64")
+    y2 = x * s
+    with dt.numpy_rules():
+        y1 = x * s
+        z = y1 * 300
+    w = kt.concatenate([y2, y2])
+    assert (y1.type.dtype, y2.type.dtype, z.type.dtype) == ("int64", "int8", "int64")
+    sizes = graph_sizes([w, z])
+    assert str(sizes[z][0]) == "x.shape[0]" and str(sizes[w][0]) == "2*x.shape[0]"
