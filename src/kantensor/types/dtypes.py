@@ -310,7 +310,9 @@ def default_dtype(dtype: Any) -> Iterator[str]:
 def numpy_rules() -> Iterator[str]:
     """``with numpy_rules():`` dtypes follow NumPy 2 inside the block, in this thread or
     task only (as :func:`default_dtype`): Python floats are float64 and promotion is
-    NEP 50's (:func:`numpy_result_type_of`). ``eval_shape`` traces NumPy code in it."""
+    NEP 50's (:func:`numpy_result_type_of`). ``eval_shape`` traces NumPy code in it; a
+    question asked in it (``kt.query``, ``kt.relation``, an Op called) is answered under
+    NumPy's rules too. A node built in it keeps them wherever it is typed again."""
     token = _context_numpy.set(True)
     try:
         with default_dtype("float64") as name:
