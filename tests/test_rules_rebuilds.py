@@ -1,8 +1,9 @@
 """A node's dtype rules are the node's wherever it is typed again: a clone that re-infers
 (``clone_with_new_inputs(strict=False)``), the graph ``refine`` rebuilds with its types
-(``retyped``), the nodes of ``kt.contract``'s sizes, run-time re-inference, whatever the
-caller's rules are. eval_shape's nodes were built under NumPy's rules (NEP 50); a graph
-built with kt directly under the default dtype it had (kantensor's rule, DESIGN.md §3).
+(``retyped``), the nodes refine reads the sizes of a given type from, running the graph
+(NumPy, Dask), whatever the caller's rules are. eval_shape's nodes were built under
+NumPy's rules (NEP 50); a graph built with kt directly under the default dtype it had
+(kantensor's rule, DESIGN.md §3).
 
 Oracles: NumPy's own dtype of each program run on real arrays (eval_shape's graphs), and
 the types the graph was built with (kt's graphs: its forward typing). Brute force: a share
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import warnings
 
+import dask.array as da
 import numpy as np
 import pytest
 
@@ -143,8 +145,12 @@ def test_rebuilds_of_eval_shapes_graph_give_numpys_dtypes(name: str, fn, dtype: 
             clone = node.clone_with_new_inputs(list(node.inputs), strict=False)
             assert [(o.type, o.wrapped) for o in clone.outputs] == \
                 [(o.type, o.wrapped) for o in node.outputs], (name, str(node.op))
-        got = kt.function(list(result.inputs), outs)(np.arange(1, 3).astype(dtype))
+        x = np.arange(1, 3).astype(dtype)
+        got = kt.function(list(result.inputs), outs, check=True)(x)
         assert [g.dtype.name for g in got] == want, name
+        blocks = kt.function(list(result.inputs), outs, backend="dask")(
+            da.from_array(x, chunks=1))
+        assert [b.compute().dtype.name for b in blocks] == want, name
 
 
 def test_every_node_eval_shape_builds_says_its_rules() -> None:
