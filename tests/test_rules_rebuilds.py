@@ -161,7 +161,7 @@ def test_every_node_eval_shape_builds_says_its_rules() -> None:
     result = _traced(fn, "int8[n]")
     nodes = [o.owner for o in result.outputs]
     assert nodes[0] is not nodes[1]
-    assert [n.tag.get(dt.RULES_TAG) for n in nodes] == ["numpy", "numpy"]
+    assert [n.rules for n in nodes] == ["numpy", "numpy"]
     want = _oracle(fn, "int8")
     for n in nodes:
         assert [o.type.dtype for o in n.clone_with_new_inputs(n.inputs, False).outputs] == \

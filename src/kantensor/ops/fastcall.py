@@ -36,7 +36,7 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
-from ..types.dtypes import INITIAL_DEFAULT, RULES_TAG, rules_key
+from ..types.dtypes import INITIAL_DEFAULT, rules_key
 from .pyints import wrapped_key
 
 #: The key of a sequence of ints, None, ``...`` and slices of ints and None, as code:
@@ -121,8 +121,7 @@ FastCall = functools.partial
 #: The names generated code sees.
 _NAMESPACE = {"Variable": Variable, "Miss": Miss, "wrapped_key": wrapped_key,
               "default_dtype": rules_key, "one_output": Apply.one_output,
-              "of_new_outputs": Apply.of_new_outputs, "PLAIN": INITIAL_DEFAULT,
-              "TAG": RULES_TAG}
+              "of_new_outputs": Apply.of_new_outputs, "PLAIN": INITIAL_DEFAULT}
 
 #: The classes of what a call gives, as the generated code treats them.
 _TENSOR, _TENSORS, _PARAM = "tensor", "tensors", "param"
@@ -194,9 +193,9 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
         "    op = hit[0]",
         "    if len(outs) == 1:",
         "        out = one_output(op, tensors, op.output_class, outs[0])",
-        "        if rules != PLAIN: out.owner.tag[TAG] = rules",  # (as make_node tags it)
+        "        if rules != PLAIN: out.owner.rules = rules",  # (as make_node sets them)
         "        return out",
         "    node = of_new_outputs(op, tensors, op.output_class, outs)",
-        "    if rules != PLAIN: node.tag[TAG] = rules",
+        "    if rules != PLAIN: node.rules = rules",
         "    return node.outputs",
     ]), name, {**_NAMESPACE, "exact_key": _exact})

@@ -23,7 +23,6 @@ from ..types.dtypes import (
     DEFAULT_CHOICES,
     INITIAL_DEFAULT,
     REAL_OF,
-    RULES_TAG,
     get_default_dtype,
     is_inexact,
     is_integer,
@@ -69,13 +68,12 @@ MEMO_SIZE = 1024
 
 def built_rules(node: Apply) -> str | None:
     """The rules ``node`` was built under, as :func:`~kantensor.types.dtypes.rules_key`
-    gives them (for :func:`~kantensor.types.dtypes.pin_rules`): its tag, which every
-    build under other rules than :data:`INITIAL_DEFAULT`'s sets (``"numpy"``, or the
-    default dtype); :data:`INITIAL_DEFAULT` for a SignatureOp's node without one; for
-    another Op's node the default dtype its wrapped numbers say (None: none says).
+    gives them (for :func:`~kantensor.types.dtypes.pin_rules`): its ``rules``, which
+    every build under other rules than :data:`INITIAL_DEFAULT`'s sets (``"numpy"``, or
+    the default dtype); :data:`INITIAL_DEFAULT` for a SignatureOp's node without them;
+    for another Op's node the default dtype its wrapped numbers say (None: none says).
     Re-inferring a node (at run time, in a lowering, in a clone) reads them."""
-    tag = node._tag
-    rules = tag.get(RULES_TAG) if tag else None
+    rules = node.rules
     if rules is not None:
         return rules
     return INITIAL_DEFAULT if isinstance(node.op, SignatureOp) else _built_default(node)
@@ -251,7 +249,7 @@ class SignatureOp(Op):
         else:
             node = Apply.of_new_outputs(hit[1], variables, hit[1].output_class, outs)
         if rules != INITIAL_DEFAULT:  # (re-inferred under them: built_rules)
-            node.tag[RULES_TAG] = rules
+            node.rules = rules
         conditions = hit[3]
         if conditions:
             if conjunction(conditions):  # facts of the outputs: named on the inputs now

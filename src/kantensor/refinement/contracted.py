@@ -25,7 +25,6 @@ from ..types.conditions import Condition
 from ..types.contracts import Atom, Contract
 from ..types.contracts.words import factored
 from ..types.dim import Dim, DimLike, unknown
-from ..types.dtypes import RULES_TAG
 from ..types.symbols import free_symbols, substitute
 from ..types.type import TensorType
 from .explain import Conflict, RefinementError
@@ -187,7 +186,7 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         memo[v] = TensorType(v.type.dtype, tuple(shape))(v.name)
     # Two builds of one SignatureOp on inputs alike (no facts, the same types and
     # wrapped keys: SignatureOp.make_node's memo key, as ops.fastcall keys its hits)
-    # under the same rules (each node is rebuilt under its own, its RULES_TAG) give
+    # under the same rules (each node is rebuilt under its own, its ``rules``) give
     # outputs of the same types: the nodes of such a key are made once where its build
     # gives no facts (has no conditions), so a chain of a million z + 1.0 is rebuilt in
     # one node.
@@ -198,8 +197,7 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         op = node.op
         key: tuple | None = None
         old = node.inputs
-        tag = node._tag
-        rules = tag.get(RULES_TAG) if tag else None  # (None: INITIAL_DEFAULT's)
+        rules = node.rules  # (None: INITIAL_DEFAULT's)
         if len(old) == 2:  # (the usual case, written out: no comprehension, no loop)
             a, b = old
             a, b = get(a, a), get(b, b)

@@ -47,7 +47,7 @@ __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
     "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INITIAL_DEFAULT",
     "INTEGER", "LINALG_AS_FLOAT", "LINALG_IN_FLOAT64", "NUMPY_STRING", "Priority", "PromotionError",
-    "REAL_OF", "RULES_TAG", "STRING", "category", "default_complex_dtype", "default_dtype",
+    "REAL_OF", "STRING", "category", "default_complex_dtype", "default_dtype",
     "float_of", "get_default_dtype", "dtype_info", "integer_range", "is_inexact", "is_integer",
     "is_lossless_cast", "is_low_precision", "is_unsigned", "normalize_dtype",
     "numpy_result_type_of", "numpy_rules", "operand_dtype_and_priority", "pin_rules", "priority",
@@ -105,9 +105,6 @@ DEFAULT_CHOICES = ("float16", "float32", "float64")
 #: was built under: :func:`kantensor.ops.op.built_rules`).
 INITIAL_DEFAULT = "float32"
 _global_default = INITIAL_DEFAULT  # set_default_dtype: the whole process
-#: The tag of a node built under other rules than :data:`INITIAL_DEFAULT`'s (their
-#: :func:`rules_key`: ``"numpy"`` for eval_shape's nodes, or the default dtype).
-RULES_TAG = "rules"
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
 #: Whether promotion follows NumPy 2 (NEP 50) in this thread or task: see :func:`numpy_rules`.
