@@ -101,10 +101,7 @@ REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
 COMPLEX_OF: dict[str, str] = {"float16": "complex64", "bfloat16": "complex64",
                               **dict(_PRECISION_PAIRS)}
 DEFAULT_CHOICES = ("float16", "float32", "float64")
-#: The default dtype a process starts with (and the rules a node not tagged with others
-#: was built under: :func:`kantensor.ops.op.built_rules`).
-INITIAL_DEFAULT = "float32"
-_global_default = INITIAL_DEFAULT  # set_default_dtype: the whole process
+INITIAL_DEFAULT = _global_default = "float32"  # a process's first; set_default_dtype: all
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
 #: Whether promotion follows NumPy 2 (NEP 50) in this thread or task: see :func:`numpy_rules`.
@@ -307,9 +304,7 @@ def default_dtype(dtype: Any) -> Iterator[str]:
 def numpy_rules() -> Iterator[str]:
     """``with numpy_rules():`` dtypes follow NumPy 2 inside the block, in this thread or
     task only (as :func:`default_dtype`): Python floats are float64 and promotion is
-    NEP 50's (:func:`numpy_result_type_of`). ``eval_shape`` traces NumPy code in it; a
-    question asked in it (``kt.query``, ``kt.relation``, an Op called) is answered under
-    NumPy's rules too. A node built in it keeps them wherever it is typed again."""
+    NEP 50's (:func:`numpy_result_type_of`): eval_shape's trace, kt.query's answers."""
     token = _context_numpy.set(True)
     try:
         with default_dtype("float64") as name:
