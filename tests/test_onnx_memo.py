@@ -13,10 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
+import kantensor as kt
 from kantensor.onnx import importer as importer_module
 from kantensor.onnx import infer_shapes, intervals, modelmemo, nodecache, sequence
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
+from kantensor.types import dtypes as dt
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 
@@ -352,3 +354,32 @@ def test_a_model_typed_after_a_limit_changed_is_typed_anew(monkeypatch, module, 
     after = infer_shapes(model())
     assert after == typed_model(model())[0]
     assert types(after) != types(before)  # the limit decides the answer
+
+
+def test_a_model_typed_under_other_dtype_rules_is_typed_anew(monkeypatch):
+    """The dtype rules are in every memo's key (the model memo, the node memo, the
+    slots and templates): NumPy's (``numpy_rules()``, eval_shape's) have the default
+    float64 too, so a key of the default dtype alone took a typing made under
+    ``default_dtype("float64")`` inside ``numpy_rules()``. Each reading under new rules
+    builds its nodes again, and each answer is typed_model's (every node read afresh)."""
+    builds = []
+    build = importer_module._Reader.build
+
+    def counted(self, *args):
+        builds.append(1)
+        return build(self, *args)
+
+    monkeypatch.setattr(importer_module._Reader, "build", counted)
+    model = base()
+    counts = []
+    for rules in (kt.default_dtype("float64"), dt.numpy_rules(), dt.numpy_rules(),
+                  kt.default_dtype("float64")):
+        modelmemo.MODELS.clear()  # (the node memos answer, not the model memo)
+        builds.clear()
+        with rules:
+            got = infer_shapes(model)
+            counts.append((dt.rules_key(), len(builds)))
+            assert got == typed_model(model)[0]
+    assert counts[0][1] > 0 and counts[1][1] == counts[0][1]  # numpy's: built anew
+    assert counts[2][1] < counts[1][1] and counts[3][1] < counts[0][1]  # (remembered)
+    assert [k for k, _ in counts] == ["float64", "numpy", "numpy", "float64"]

@@ -124,6 +124,13 @@ NEW_NODE: Hook[Callable[[Any], None]] = Hook(
     "every new Apply, so that it knows each value's consumers; None otherwise")
 
 
+REBUILD: Hook[Callable[[Any, Sequence[Any]], Any]] = Hook(
+    "rebuild", "kantensor.ops.op",
+    "rebuild(node, inputs): node's Op applied to inputs (make_node) under the dtype rules "
+    "node was built under (eval_shape's: NumPy's), not the caller's: a clone that "
+    "re-infers types", default=lambda node, inputs: node.op.make_node(*inputs))
+
+
 class Unplaced(Protocol):
     """Conditions of a node given before they are named on its inputs: ``place(node)``
     gives them as the node's (see :attr:`Apply.conditions`)."""
@@ -139,10 +146,13 @@ class Apply(_Tagged):
     built (:class:`~kantensor.types.facts.Condition` and ``AnyOf``): its outputs' types
     hold where they do. It may be set to an :class:`Unplaced` instead, whose
     ``place(node)`` gives them when they are first read (a build's conditions named on this node's
-    inputs only when asked).
+    inputs only when asked). ``rules`` names the dtype rules its types were inferred
+    under where they are not the process's initial ones (None): ``"numpy"``, or a
+    default dtype (:func:`kantensor.ops.op.built_rules` reads it; a slot, not a tag: a
+    dict per node would be a third of a graph's memory).
     """
 
-    __slots__ = ("op", "inputs", "outputs", "_conditions", "_tag")
+    __slots__ = ("op", "inputs", "outputs", "_conditions", "_tag", "rules")
 
     def __init__(self, op, inputs: Sequence[Variable], outputs: Sequence[Variable]):
         self.op = op
@@ -150,6 +160,7 @@ class Apply(_Tagged):
         self.outputs = list(outputs)
         self._conditions = ()
         self._tag = None
+        self.rules = None
         for inp in inputs:
             if not isinstance(inp, Variable):
                 i = next(i for i, x in enumerate(inputs) if not isinstance(x, Variable))
@@ -193,6 +204,7 @@ class Apply(_Tagged):
         node.inputs = inputs
         node._conditions = ()
         node._tag = None
+        node.rules = None
         node.outputs = [kind(t, node, i) for i, t in enumerate(types)]
         if NEW_NODE.fn is not None:
             NEW_NODE.fn(node)
@@ -207,6 +219,7 @@ class Apply(_Tagged):
         node.inputs = inputs
         node._conditions = ()
         node._tag = None
+        node.rules = None
         out = kind(out_type, node, 0)
         node.outputs = [out]
         if NEW_NODE.fn is not None:
@@ -221,17 +234,19 @@ class Apply(_Tagged):
         return self.outputs[0]
 
     def clone_with_new_inputs(self, inputs: Sequence[Variable], strict: bool = True) -> Apply:
-        """A new Apply of the same op on ``inputs`` (types re-inferred unless strict; a
-        strict clone keeps the conditions, which are of the sizes its types name, and the
-        tag, which says the rules the types were inferred under: ``kt.function`` clones)."""
+        """A new Apply of the same op on ``inputs``. A strict clone keeps the types, the
+        conditions, which are of the sizes its types name, the rules the types were
+        inferred under and the tag (``kt.function`` clones); else the types are
+        re-inferred, under those rules (:data:`REBUILD`), not the caller's."""
         if strict:
             outputs = [o.clone() for o in self.outputs]
             node = Apply(self.op, inputs, outputs)
             node._conditions = self._conditions
+            node.rules = self.rules
             if self._tag:
                 node._tag = dict(self._tag)
             return node
-        return self.op.make_node(*inputs)
+        return REBUILD.fn(self, inputs)
 
     def __str__(self) -> str:
         return f"{self.op}({', '.join(map(str, self.inputs))})"

@@ -93,7 +93,7 @@ class GenericKey(NamedTuple):
     #: how many the node asks, or per output whether it is asked (not an empty name),
     #: when one is not (an entry may read which: ``unasked``, :mod:`.calls`)
     outputs: int | tuple[bool, ...]
-    default_dtype: str  # when the reading began
+    rules: str  # the dtype rules when the reading began (rules_key)
     facts: Facts  # the facts about the inputs' named sizes (EMPTY: none)
 
 
@@ -210,7 +210,7 @@ def generic_key(reader: Any, entry: OnnxOp, names: Sequence[str], inputs: Sequen
         return None
     if about is None:
         about = EMPTY if reader.facts is EMPTY else reader.facts_about(names)
-    return (entry, tuple(forms), attributes, outputs, reader.default_dtype, about), \
+    return (entry, tuple(forms), attributes, outputs, reader.rules, about), \
         tuple(slots), tuple(inputs) if None not in inputs else \
         tuple([t for t in inputs if t is not None])
 

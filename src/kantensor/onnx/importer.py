@@ -31,8 +31,8 @@ from ..graph.heap import collector_paused
 from ..graph.type import Type
 from ..ops.located import relocated
 from ..types.conditions import Clause
-from ..types.dtypes import get_default_dtype
 from ..types.facts import EMPTY, Facts
+from ..types.numpyrules import rules_key
 from . import values as folding
 from .bounds import arity
 from .building import Building
@@ -107,8 +107,10 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
         self.tokens: dict[str, Any] = {}  # what a node's memo key reads of a name (.nodeslot)
         self.entries: dict[tuple[str, str], OnnxOp] = {} if parent is None else \
             parent.entries
-        self.default_dtype = get_default_dtype()  # one for the model (the memo's key)
-        self.setting = self.default_dtype, folding.MAX_FOLD  # (the node memo's key)
+        #: the dtype rules, read once for the model (the memos' key): the default dtype,
+        #: or "numpy" inside numpy_rules() (whose default is float64 too)
+        self.rules = rules_key()
+        self.setting = self.rules, folding.MAX_FOLD  # (the node memo's key)
         #: what the nodes read so far need of the sizes: facts for every later node (the
         #: model's types hold where all its nodes' conditions do), and those conditions,
         #: each naming its node, in the order of the nodes

@@ -2,20 +2,21 @@
 same graph given again, or a copy of it) takes the value infos and output types written
 the first time, without reading its nodes.
 
-Its key holds everything the typing reads: the default dtype, the reader's limits
-(:func:`limits`), the operator sets the model imports, which initializers are inputs a
-caller may override (:func:`~.loading.overridable`), the types of its initializers and
-graph inputs as read from their headers (each call still checks every initializer's data
-against its header), the names of the inputs left untyped, the whole data of every
-initializer small enough for a node to read (at most :data:`SMALL` elements), every node
-serialized (its subgraphs, attributes and names with it) and the names of the graph's
-outputs. The data of a larger initializer that the typing read (a bias folded with a
-known value) is kept with the typing, which is taken again only for a model whose same
-initializers hold the same data (the typing reads the same data again, so it goes as it
-went; more than :data:`MAX_READ` bytes of them: not remembered). A model whose tensors
-name external data (read from a folder, which the key does not hold) is not remembered.
-Nothing else is read: the catalogue's entries are fixed for the process, and the node
-memo and the node records give the same answers whatever they hold.
+Its key holds everything the typing reads: the dtype rules (the default dtype, or
+NumPy's), the reader's limits (:func:`limits`), the operator sets the model imports,
+which initializers are inputs a caller may override (:func:`~.loading.overridable`), the
+types of its initializers and graph inputs as read from their headers (each call still
+checks every initializer's data against its header), the names of the inputs left
+untyped, the whole data of every initializer small enough for a node to read (at most
+:data:`SMALL` elements), every node serialized (its subgraphs, attributes and names with
+it) and the names of the graph's outputs. The data of a larger initializer that the
+typing read (a bias folded with a known value) is kept with the typing, which is taken
+again only for a model whose same initializers hold the same data (the typing reads the
+same data again, so it goes as it went; more than :data:`MAX_READ` bytes of them: not
+remembered). A model whose tensors name external data (read from a folder, which the key
+does not hold) is not remembered. Nothing else is read: the catalogue's entries are
+fixed for the process, and the node memo and the node records give the same answers
+whatever they hold.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ __all__ = ["MODELS", "ModelKey", "Remembered", "found", "model_key", "remember",
 class ModelKey(NamedTuple):
     """What the typing of a model reads (the module's doc), as the memo's key."""
 
-    default_dtype: str
+    rules: str  # the dtype rules (rules_key: the default dtype, or "numpy")
     limits: tuple[int, ...]
     opsets: tuple
     overridable: tuple[str, ...]  # initializers a caller may override: inputs
@@ -98,7 +99,7 @@ def model_key(reader: Any, nodes: list[bytes]) -> tuple[ModelKey | None, tuple[s
         else:
             large.append(name)
     free = tuple(sorted(reader.free))  # (inputs, not constants)
-    return ModelKey(reader.default_dtype, limits(), tuple(sorted(reader.opsets.items())),
+    return ModelKey(reader.rules, limits(), tuple(sorted(reader.opsets.items())),
                     free, tuple(types), tuple(types.values()), tuple(reader.untyped),
                     tuple(small), tuple(nodes), tuple([o.name for o in reader.proto.output])
                     ), tuple(large)

@@ -101,18 +101,19 @@ def node_key(reader: Any, entry: OnnxOp, names: Sequence[str],
              read: tuple[list, bool] | None = None) -> tuple | None:
     """The key of a node's typing, for ``reader`` (the importer's, reading types
     only): the entry, the attributes (``attributes``: each serialized, as the node's
-    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``;
-    per output whether it is asked when one is an empty name),
-    the default dtype and the largest value folded when the reading began (``setting``:
-    a build may read the dtype, so the Ops' own memos key on it too; a caller may set
-    the limit), and for each of the inputs ``names`` None (absent) or its
-    type, with its value when the value counts (the entry reads it as a parameter, or
-    every input is known: :func:`read_inputs`); then the facts known of their sizes, and
-    the intervals of those the entry reads bounds of (:func:`~.intervals.bounded_key`),
-    when there are any. ``read``: what :func:`read_inputs` gave for ``names``, when the
-    caller has it. None when the node is not to be remembered: its attributes are not
-    (None), an input not defined yet (left to the reader's error), a large value that
-    counts. (Written for speed: it runs once per node of every model read.)"""
+    :class:`~.nodecache.NodeRecord` holds them), the number of outputs (``outputs``; per
+    output whether it is asked when one is an empty name), the dtype rules
+    (:func:`~kantensor.types.numpyrules.rules_key`: the default dtype, or NumPy's) and the
+    largest value folded when the reading began (``setting``: a build may read them, so
+    the Ops' own memos key on them too; a caller may set the limit), and for each of the
+    inputs ``names`` None (absent) or its type, with its value when the value counts
+    (the entry reads it as a parameter, or every input is known: :func:`read_inputs`);
+    then the facts known of their sizes, and the intervals of those the entry reads
+    bounds of (:func:`~.intervals.bounded_key`), when there are any. ``read``: what
+    :func:`read_inputs` gave for ``names``, when the caller has it. None when the node
+    is not to be remembered: its attributes are not (None), an input not defined yet
+    (left to the reader's error), a large value that counts. (Written for speed: it runs
+    once per node of every model read.)"""
     if attributes is None:
         return None
     if read is None:  # (read_inputs, inline: this runs for every node)

@@ -6,7 +6,7 @@ edited slightly) meets its nodes' records again, with their inputs typed as befo
 
 The memo key of a node is a function of its record (its op type, domain, input names,
 outputs and attributes: the record is found by the node's whole bytes), its entry, the
-reader's ``setting`` (default dtype and fold limit), and of each input's *token* — what
+reader's ``setting`` (dtype rules and fold limit), and of each input's *token* — what
 the key reads of it:
 
 - its type, when its value is not known;

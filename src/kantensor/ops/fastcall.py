@@ -36,6 +36,7 @@ from typing import Any
 
 from ..graph.basic import Apply, Variable
 from ..graph.codegen import define, enabled
+from ..types.dtypes import INITIAL_DEFAULT
 from ..types.numpyrules import rules_key
 from .pyints import wrapped_key
 
@@ -121,7 +122,7 @@ FastCall = functools.partial
 #: The names generated code sees.
 _NAMESPACE = {"Variable": Variable, "Miss": Miss, "wrapped_key": wrapped_key,
               "default_dtype": rules_key, "one_output": Apply.one_output,
-              "of_new_outputs": Apply.of_new_outputs}
+              "of_new_outputs": Apply.of_new_outputs, "PLAIN": INITIAL_DEFAULT}
 
 #: The classes of what a call gives, as the generated code treats them.
 _TENSOR, _TENSORS, _PARAM = "tensor", "tensors", "param"
@@ -179,7 +180,8 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
                       f"        k{i} = exact_key({value})",
                       f"        if k{i} is None: return None"]
             keys.append(f"k{i}")
-    keys.append("default_dtype()")
+    lines.append("    rules = default_dtype()")
+    keys.append("rules")
     name = f"_fast_call_{_compiled.cache_info().currsize}"
     return define("\n".join([
         f"def {name}(memo, args, kwargs):",
@@ -190,6 +192,11 @@ def _compiled(layout: tuple[tuple[str, bool, int | str], ...],
         "    if hit is None: return Miss(memo, key, tensors)",
         "    outs = hit[1]",
         "    op = hit[0]",
-        "    if len(outs) == 1: return one_output(op, tensors, op.output_class, outs[0])",
-        "    return of_new_outputs(op, tensors, op.output_class, outs).outputs",
+        "    if len(outs) == 1:",
+        "        out = one_output(op, tensors, op.output_class, outs[0])",
+        "        if rules != PLAIN: out.owner.rules = rules",  # (as make_node sets them)
+        "        return out",
+        "    node = of_new_outputs(op, tensors, op.output_class, outs)",
+        "    if rules != PLAIN: node.rules = rules",
+        "    return node.outputs",
     ]), name, {**_NAMESPACE, "exact_key": _exact})

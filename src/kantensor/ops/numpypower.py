@@ -3,7 +3,7 @@
 NumPy's ``ndarray.__pow__`` computes ``x ** 2`` (the Python int 2) as ``np.square(x)``,
 and any other power by ``np.power``: the dtypes differ for a bool array only (``square``
 of bool is int8, a bool to a Python int's power int64). So under NumPy's rules
-(:func:`~kantensor.types.dtypes.numpy_rules`) a bool array to the power of the literal 2
+(:func:`~kantensor.types.numpyrules.numpy_rules`) a bool array to the power of the literal 2
 is ``square``; to the power of a number made of sizes (``n // 2 + 1``, ``len(x)``), whose
 value decides between the two, it is refused: never guessed, unless the sizes decide it
 (``n * 200`` is never 2: ``np.power``). A NumPy scalar (``x[0]``)

@@ -5,13 +5,13 @@ rendered from its parameters is :mod:`kantensor.ops.templateop`'s. Their familie
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-from ..graph.basic import Apply, Variable
+from ..graph.basic import REBUILD, Apply, Variable
 from ..graph.op import Kernel, Op
 from ..signature.forward import build, infer
 from ..signature.signature import Signature
@@ -21,6 +21,7 @@ from ..types.conditions import conjunction
 from ..types.dtypes import (
     COMPUTED_AS,
     DEFAULT_CHOICES,
+    INITIAL_DEFAULT,
     REAL_OF,
     get_default_dtype,
     is_inexact,
@@ -32,7 +33,13 @@ from ..types.dtypes import (
 from ..types.facts import EMPTY, Facts
 from ..types.numpyrules import pin_rules, promoted, rules_key, unpin_rules
 from ..types.type import TensorType
-from ..types.variable import PYTHON_NUMBERS, TensorVariable, as_tensor_variable, wrapped_number
+from ..types.variable import (
+    PYTHON_NUMBERS,
+    PythonNumber,
+    TensorVariable,
+    as_tensor_variable,
+    wrapped_number,
+)
 from .callspec import call_signature
 from .display import OpFacts, op_html
 from .inputcount import check_count
@@ -56,18 +63,17 @@ COMPUTE_MODES = ("output", "promote", "select", "none", "wider")
 MEMO_SIZE = 1024
 
 
-#: The tag of a node built under NumPy's rules (``numpy_rules``: eval_shape's nodes).
-RULES_TAG = "rules"
-
-
 def built_rules(node: Apply) -> str | None:
-    """The rules ``node`` was built under, as :func:`~kantensor.types.dtypes.rules_key`
-    gives them (for :func:`~kantensor.types.dtypes.pin_rules`): ``"numpy"`` where it was
-    built under NumPy's, else the default float dtype its wrapped numbers say (None: no
-    wrapped number says). Re-inferring a node (at run time, in a lowering) reads them."""
-    tag = node._tag
-    rules = tag.get(RULES_TAG) if tag else None
-    return rules if rules is not None else _built_default(node)
+    """The rules ``node`` was built under, as :func:`~kantensor.types.numpyrules.rules_key`
+    gives them (for :func:`~kantensor.types.numpyrules.pin_rules`): its ``rules``, which
+    every build under other rules than :data:`INITIAL_DEFAULT`'s sets (``"numpy"``, or
+    the default dtype); :data:`INITIAL_DEFAULT` for a SignatureOp's node without them;
+    for another Op's node the default dtype its wrapped numbers say (None: none says).
+    Re-inferring a node (at run time, in a lowering, in a clone) reads them."""
+    rules = node.rules
+    if rules is not None:
+        return rules
+    return INITIAL_DEFAULT if isinstance(node.op, SignatureOp) else _built_default(node)
 
 
 @contextmanager
@@ -83,6 +89,19 @@ def under_built_rules(node: Apply) -> Iterator[None]:
     finally:
         if token is not None:
             unpin_rules(token)
+
+
+def rebuild(node: Apply, inputs: Sequence[Variable]) -> Apply:
+    """``node``'s Op applied to ``inputs`` under the rules ``node`` was built under
+    (:data:`~kantensor.graph.basic.REBUILD`: a clone that re-infers types), each output
+    that was a Python number of the code (``n * 1.5``: wrapped, weak in NumPy's rules,
+    :func:`~kantensor.types.operators.python_result`) one again."""
+    with under_built_rules(node):
+        new = node.op.make_node(*inputs)
+    for old, out in zip(node.outputs, new.outputs, strict=True):
+        if type(out) is TensorVariable and isinstance(old, PythonNumber):
+            out.__class__ = type(old)
+    return new
 
 
 def _built_default(node: Apply) -> str | None:
@@ -226,8 +245,8 @@ class SignatureOp(Op):
             node = Apply.one_output(hit[1], variables, hit[1].output_class, outs[0]).owner
         else:
             node = Apply.of_new_outputs(hit[1], variables, hit[1].output_class, outs)
-        if rules == "numpy":  # (re-inferred under them: built_rules)
-            node.tag[RULES_TAG] = rules
+        if rules != INITIAL_DEFAULT:  # (re-inferred under them: built_rules)
+            node.rules = rules
         conditions = hit[3]
         if conditions:
             if conjunction(conditions):  # facts of the outputs: named on the inputs now
@@ -363,3 +382,6 @@ class SignatureOp(Op):
 
     def _repr_html_(self) -> str:
         return op_html(self.facts())
+
+
+REBUILD.set(rebuild)

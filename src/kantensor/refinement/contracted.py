@@ -186,9 +186,10 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         memo[v] = TensorType(v.type.dtype, tuple(shape))(v.name)
     # Two builds of one SignatureOp on inputs alike (no facts, the same types and
     # wrapped keys: SignatureOp.make_node's memo key, as ops.fastcall keys its hits)
-    # under one default dtype (this call's) give outputs of the same types: the nodes
-    # of such a key are made once where its build gives no facts (has no conditions),
-    # so a chain of a million z + 1.0 is rebuilt in one node.
+    # under the same rules (each node is rebuilt under its own, its ``rules``) give
+    # outputs of the same types: the nodes of such a key are made once where its build
+    # gives no facts (has no conditions), so a chain of a million z + 1.0 is rebuilt in
+    # one node.
     alike: dict[tuple, list[Variable]] = {}
     get = memo.get
     plain = SignatureOp.make_node
@@ -196,17 +197,18 @@ def graph_sizes(variables: Sequence[Variable], walked: Walked | None = None
         op = node.op
         key: tuple | None = None
         old = node.inputs
+        rules = node.rules  # (None: INITIAL_DEFAULT's)
         if len(old) == 2:  # (the usual case, written out: no comprehension, no loop)
             a, b = old
             a, b = get(a, a), get(b, b)
             inputs = [a, b]
             if a.facts is None and b.facts is None and type(op).make_node is plain:
-                key = (id(op), a.type, a.wrapped and wrapped_key(a),
+                key = (id(op), rules, a.type, a.wrapped and wrapped_key(a),
                        b.type, b.wrapped and wrapped_key(b))
         else:
             inputs = [get(x, x) for x in old]
             if type(op).make_node is plain:
-                parts = [id(op)]
+                parts = [id(op), rules]
                 for x in inputs:
                     if x.facts is not None:
                         break

@@ -122,7 +122,7 @@ def run(unit: Unit, operands: Sequence[tuple[str, bool, tuple]],
         default_dtype: str | None = None) -> dict[Hashable, Any] | None:
     """What every solution of ``unit``'s relation on ``operands`` agrees on, as
     ``{symbol: entry}`` over the operands' own symbols; None when there is no solution.
-    (``default_dtype``: :func:`~kantensor.types.dtypes.rules_key`, when the caller read it.)"""
+    (``default_dtype``: :func:`~kantensor.types.numpyrules.rules_key`, when the caller read it.)"""
     default_dtype = default_dtype or unit.rules or rules_key()
     slots: dict = {}  # each lone hole's slot, in order of appearance
     plain = []
@@ -282,7 +282,7 @@ def _solve(relation: Signature | Unify, n_inputs: int, canon: tuple, default_dty
            ) -> tuple | None:
     """The agreed facts of a canonical run: ``(((kind, index), value), ...)``, kind 0
     for a named Dim and 1 for an unknown, solved under the rules ``default_dtype`` keys
-    (:func:`~kantensor.types.dtypes.rules_key`: a node's own, see ``Unit.rules``)."""
+    (:func:`~kantensor.types.numpyrules.rules_key`: a node's own, see ``Unit.rules``)."""
     token = pin_rules(default_dtype)
     try:
         states, symvar = _states(relation, n_inputs, canon)

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from ..graph.basic import Apply, Constant, Variable
 from ..graph.display import value_text
-from ..ops.op import RULES_TAG, SignatureOp, built_rules
+from ..ops.op import SignatureOp, built_rules
 from ..ops.sizes import SizeOp, axis_length, entries, given_axis, map_entries, symbol_of
 from ..signature.signature import Signature
 from ..types.basic_ops import SpecifyShape
@@ -74,7 +74,7 @@ class Unit:
     mark: object = None
     #: the rules its node was built under (:func:`~kantensor.ops.op.built_rules`:
     #: ``"numpy"`` for eval_shape's nodes, or a default dtype), run under them as
-    #: make_node ran it; None: the caller's (a given type, a node no wrapped number says)
+    #: make_node ran it; None: the caller's (a given type)
     rules: str | None = None
 
     @classmethod
@@ -150,8 +150,7 @@ def node_units(nodes: Sequence[Apply], touching: dict[Variable, list[Unit]]) -> 
     units: list[Unit] = []
     for node in nodes:
         inputs, outputs = node.inputs, node.outputs
-        tag = node._tag
-        tagged = tag.get(RULES_TAG) if tag else None  # (eval_shape's nodes: "numpy")
+        tagged = node.rules  # (eval_shape's nodes: "numpy")
         if len(inputs) == 2 and len(outputs) == 1:  # (the usual case: no comprehension)
             a, b = inputs
             o = outputs[0]

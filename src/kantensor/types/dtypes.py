@@ -45,8 +45,8 @@ from .dtypetable import CATEGORY_OF as _CATEGORY
 
 __all__ = [
     "BOOL", "CATEGORIES", "COMPLEX", "COMPLEX_OF", "COMPUTED_AS", "Category", "DEFAULT_RANGE",
-    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INTEGER",
-    "LINALG_AS_FLOAT", "LINALG_IN_FLOAT64", "NUMPY_STRING",
+    "DTYPES", "DTYPE_FUNCTIONS", "DTYPE_TABLE", "DTypeInfo", "FLOATING", "INITIAL_DEFAULT",
+    "INTEGER", "LINALG_AS_FLOAT", "LINALG_IN_FLOAT64", "NUMPY_STRING",
     "Priority", "PromotionError", "REAL_OF", "STRING", "category", "combine_classes",
     "default_complex_dtype", "default_dtype", "float_of", "get_default_dtype", "dtype_info",
     "integer_range", "is_inexact", "is_integer", "is_lossless_cast", "is_low_precision",
@@ -101,7 +101,7 @@ REAL_OF: dict[str, str] = {c: f for f, c in _PRECISION_PAIRS}
 COMPLEX_OF: dict[str, str] = {"float16": "complex64", "bfloat16": "complex64",
                               **dict(_PRECISION_PAIRS)}
 DEFAULT_CHOICES = ("float16", "float32", "float64")
-_global_default = "float32"  # set_default_dtype: the whole process
+INITIAL_DEFAULT = _global_default = "float32"  # a process's first; set_default_dtype: all
 # default_dtype(...): the current thread / asyncio task only; None defers to the global one
 _context_default: ContextVar[str | None] = ContextVar("kantensor_default_dtype", default=None)
 
