@@ -18,7 +18,7 @@ from kantensor.onnx import importer as importer_module
 from kantensor.onnx import infer_shapes, intervals, modelmemo, nodecache, sequence
 from kantensor.onnx.loading import OnnxImportError
 from kantensor.onnx.shapes import typed_model
-from kantensor.types import dtypes as dt
+from kantensor.types import numpyrules as dt
 
 F, I64 = TensorProto.FLOAT, TensorProto.INT64
 

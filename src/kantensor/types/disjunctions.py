@@ -19,7 +19,7 @@ __all__ = ["absorbed", "exhaustive", "plain_cases", "tightest"]
 
 
 def plain_cases(c: AnyOf) -> list[tuple[Condition, ...]] | None | object:
-    """What :meth:`Facts._cases` finds under no facts, without the prover, where every
+    """What ``factsreduce._cases`` finds under no facts, without the prover, where every
     case is one equality between ints ``>= 0`` and plain sizes (named sizes, unknowns:
     NumPy broadcasting's ``a == b or a == 1 or b == 1``): such an equality is decided
     only between two ints (or a size and itself); two different ones never imply each

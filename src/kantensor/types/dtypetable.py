@@ -39,7 +39,9 @@ class DTypeInfo:
     the package whose attribute ``name`` is its NumPy scalar type (``numpy``, or
     ``ml_dtypes`` for the dtypes NumPy lacks), whether it holds the infinities and NaN
     (float8_e4m3fn has no infinity), whether PyTorch's promotion table has it, whether
-    NumPy reduces it into an ``out=`` as into a new array (tests/test_backend_plan_ops)."""
+    NumPy reduces it into an ``out=`` as into a new array (tests/test_backend_plan_ops),
+    whether onnxruntime's SAME MaxPool kernel for it refuses a negative total pad (MLAS's:
+    tests/test_onnx_window_refusals.py)."""
 
     name: str
     category: Category
@@ -50,6 +52,7 @@ class DTypeInfo:
     nan: bool = False
     torch: bool = True
     reduces_into: bool = False
+    same_pad_refused: bool = False
 
 
 #: Every supported dtype, in promotion order within each category (the one table: names,
@@ -64,8 +67,9 @@ DTYPE_TABLE: tuple[DTypeInfo, ...] = (
     DTypeInfo("uint16", INTEGER, False, 16),
     DTypeInfo("uint32", INTEGER, False, 32),
     DTypeInfo("uint64", INTEGER, False, 64),
-    DTypeInfo("float16", FLOATING, True, 16, infinity=True, nan=True),
-    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True, reduces_into=True),
+    DTypeInfo("float16", FLOATING, True, 16, infinity=True, nan=True, same_pad_refused=True),
+    DTypeInfo("float32", FLOATING, True, 32, infinity=True, nan=True, reduces_into=True,
+              same_pad_refused=True),
     DTypeInfo("float64", FLOATING, True, 64, infinity=True, nan=True, reduces_into=True),
     DTypeInfo("complex64", COMPLEX, True, 64, infinity=True, nan=True),
     DTypeInfo("complex128", COMPLEX, True, 128, infinity=True, nan=True),

@@ -13,6 +13,7 @@ import numpy as np
 from ...ops.params import ParamError
 from ...ops.templates import checked, dims, reads_ranks, shifted, typed
 from ...syntax.ast import Clause, DimExpr, DimVar, dim_min
+from ...types.dtypes import dtype_info
 from ...types.numpy_dtypes import extreme_value
 from ..shared import NotKnown
 
@@ -177,17 +178,13 @@ def _same_pad(batch: DimVar, n: DimVar, k: int, s: int, i: int) -> Clause:
         "shorter than its stride; onnxruntime refuses them)"))
 
 
-#: The dtypes whose onnxruntime pool kernels (MLAS's) refuse a negative SAME total pad:
-#: its float64, int8 and uint8 MaxPool kernels run it, as the spec does.
-SAME_PADS_REFUSED = frozenset({"float32", "float16"})
-
-
 @reads_ranks
 def build_same_padded_pool(types: tuple, **attributes: Any) -> dict[str, Any]:
     """:func:`build_pool` for the pools whose onnxruntime kernel refuses a negative SAME
     total pad (MaxPool, AveragePool before 19: the catalogue's tables say which) of the
-    dtypes :data:`SAME_PADS_REFUSED`."""
-    return _pool(types, same_pads=types[0].dtype in SAME_PADS_REFUSED, **attributes)
+    dtypes whose kernel refuses it (the dtype table's ``same_pad_refused``: MLAS's float32
+    and float16; its float64, int8 and uint8 kernels run it, as the spec does)."""
+    return _pool(types, same_pads=dtype_info(types[0].dtype).same_pad_refused, **attributes)
 
 
 @reads_ranks
