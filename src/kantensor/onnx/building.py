@@ -45,22 +45,22 @@ class Building:
         and its conditions, portable (:func:`~kantensor.ops.located.portable`). Reading
         types only, the call its record ``rec`` keeps (its inputs' positions, parameters
         and bound Op: :func:`_kept_call`) is taken as it is, not read and bound again."""
-        op_type, label = node.op_type, node_label(node)
         call = None if rec is None or self.graph else rec.call
         if call is not None and call[0] is entry:
             names, var = rec.names, self.var
             tensors, params, bound = [var(names[k], node) for k in call[1]], call[2], call[3]
             keeping = False
         else:
-            tensors, params, given = arguments(self, entry, node, label)
+            tensors, params, given = arguments(self, entry, node, node_label(node))
             bound = None
             keeping = given is not None and rec is not None and rec.kept and not self.graph
         self.built = node, params
         facts = self.facts or None
         for t in tensors:
             if not isinstance(t.type, TensorType):
-                raise UnsupportedOp(f"node {label!r} ({op_type}): input {t.name!r} is "
-                                    f"{t.type}; {op_type} takes tensors only")
+                op_type = node.op_type
+                raise UnsupportedOp(f"node {node_label(node)!r} ({op_type}): input "
+                                    f"{t.name!r} is {t.type}; {op_type} takes tensors only")
             t.facts = facts  # what the model's earlier nodes need holds here too
         try:
             if self.graph:  # repeated calls hit the Op's cached call
@@ -73,6 +73,7 @@ class Building:
             else:
                 outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
+            op_type, label = node.op_type, node_label(node)  # (read for messages only)
             if facts and (refused := across(exc, lambda: entry.op.make_node(
                     *tensors, **params), tensors, facts, label, op_type)):
                 raise refused from exc  # (the earlier nodes' conditions refute its own)
@@ -89,7 +90,8 @@ class Building:
             raise error from exc
         for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
             # nesting, grow (the message made only if it does)
-            bounded(o.type, lambda k=k: f"node {label!r} ({op_type}): output {k}")
+            bounded(o.type, lambda k=k: f"node {node_label(node)!r} ({node.op_type}): "
+                    f"output {k}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
