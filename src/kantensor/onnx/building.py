@@ -5,10 +5,15 @@ node's."""
 
 from __future__ import annotations
 
+from functools import cache
+from operator import is_
+
 import onnx
 
-from ..graph.basic import Variable
+from ..graph.basic import Apply, Variable
+from ..ops.family import OpFamily
 from ..ops.located import portable
+from ..ops.op import SignatureOp
 from ..types.dtypes import STRING, category
 from ..types.type import TensorType
 from .bounds import bounded
@@ -16,6 +21,7 @@ from .calls import arguments
 from .contradiction import across
 from .dtypes import UnsupportedType, type_name
 from .loading import OnnxImportError, clipped
+from .nodecache import NodeRecord
 from .onnxop import OnnxOp
 from .protos import label as node_label
 from .registry import UnsupportedOp
@@ -32,27 +38,42 @@ class Building:
 
     built: tuple[onnx.NodeProto, dict] | None = None
 
-    def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str]
-              ) -> tuple[tuple, tuple, tuple]:
+    def build(self, entry: OnnxOp, node: onnx.NodeProto, wanted: list[str],
+              rec: NodeRecord | None = None) -> tuple[tuple, tuple, tuple]:
         """Apply the entry's Op to the node's inputs: the types of its outputs, their
         values when they can be known now (each output variable named as in the model)
-        and its conditions, portable (:func:`~kantensor.ops.located.portable`)."""
-        op_type, label = node.op_type, node_label(node)
-        tensors, params = arguments(self, entry, node, label)
+        and its conditions, portable (:func:`~kantensor.ops.located.portable`). Reading
+        types only, the call its record ``rec`` keeps (its inputs' positions, parameters
+        and bound Op: :func:`_kept_call`) is taken as it is, not read and bound again."""
+        call = None if rec is None or self.graph else rec.call
+        if call is not None and call[0] is entry:
+            names, var = rec.names, self.var
+            tensors, params, bound = [var(names[k], node) for k in call[1]], call[2], call[3]
+            keeping = False
+        else:
+            tensors, params, given = arguments(self, entry, node, node_label(node))
+            bound = None
+            keeping = given is not None and rec is not None and rec.kept and not self.graph
         self.built = node, params
         facts = self.facts or None
         for t in tensors:
             if not isinstance(t.type, TensorType):
-                raise UnsupportedOp(f"node {label!r} ({op_type}): input {t.name!r} is "
-                                    f"{t.type}; {op_type} takes tensors only")
+                op_type = node.op_type
+                raise UnsupportedOp(f"node {node_label(node)!r} ({op_type}): input "
+                                    f"{t.name!r} is {t.type}; {op_type} takes tensors only")
             t.facts = facts  # what the model's earlier nodes need holds here too
         try:
             if self.graph:  # repeated calls hit the Op's cached call
                 result = entry.op(*tensors, **params)
                 outs = result if isinstance(result, list) else [result]
-            else:  # the node memo remembers calls: none is cached in code
+            elif bound is not None:  # (the call its record keeps)
+                outs = bound.make_node(*tensors).outputs
+            elif keeping:  # the node memo remembers calls: none is cached in code
+                outs = _kept_call(entry, rec, tensors, params, given).outputs
+            else:
                 outs = entry.op.make_node(*tensors, **params).outputs
         except (TypeError, ValueError, IndexError) as exc:
+            op_type, label = node.op_type, node_label(node)  # (read for messages only)
             if facts and (refused := across(exc, lambda: entry.op.make_node(
                     *tensors, **params), tensors, facts, label, op_type)):
                 raise refused from exc  # (the earlier nodes' conditions refute its own)
@@ -69,7 +90,8 @@ class Building:
             raise error from exc
         for k, o in enumerate(outs):  # so no chain of nodes makes a rank, or a size's
             # nesting, grow (the message made only if it does)
-            bounded(o.type, lambda k=k: f"node {label!r} ({op_type}): output {k}")
+            bounded(o.type, lambda k=k: f"node {node_label(node)!r} ({node.op_type}): "
+                    f"output {k}")
         apply = outs[0].owner
         if apply is not None and node.name:  # refine's messages name the node
             apply.tag["name"] = node.name
@@ -88,6 +110,39 @@ class Building:
             conditions = portable(apply.conditions, positions)
         return tuple(o.type for o in outs), \
             tuple(folded) if folded is not None else (None,) * len(outs), (*conditions, *needs)
+
+
+def _kept_call(entry: OnnxOp, rec: NodeRecord, tensors: list[Variable], params: dict,
+               given: tuple[int, ...]) -> Apply:
+    """The node of the entry's call (``entry.op.make_node(*tensors, **params)``, the
+    tensors the inputs at positions ``given``), the call kept on ``rec`` where its Op
+    binds the tensors as given whatever their types (the positions, the parameters and
+    the Op: what the next build of the record takes, :meth:`Building.build`)."""
+    op, how = entry.op, _binding(entry)
+    if how is None or how is _PLAIN and params:
+        return op.make_node(*tensors, **params)
+    if how is _FAMILY:
+        bound, op = op.bound(tensors, params)
+        if len(bound) != len(tensors) or not all(map(is_, bound, tensors)):
+            return op.make_node(*bound)  # pragma: no cover - (a family's call of
+            # tensors and keywords binds them as given: a guard)
+    rec.call = entry, given, params, op
+    return op.make_node(*tensors)
+
+
+_FAMILY, _PLAIN = "family", "plain"
+
+
+@cache
+def _binding(entry: OnnxOp) -> str | None:
+    """How ``entry``'s Op binds a call whose parameters are keywords: as an Op family
+    whose parameters are the keywords' alone (``_FAMILY``: not of sizes or shapes, which
+    read the tensors), as an Op of no parameters (``_PLAIN``), or otherwise (None: its
+    calls are not kept)."""
+    op = entry.op
+    if isinstance(op, OpFamily):
+        return None if op.spec.reads_tensors else _FAMILY
+    return _PLAIN if isinstance(op, SignatureOp) else None
 
 
 def _is_text(v: Variable) -> bool:

@@ -26,6 +26,9 @@ from .values import as_param
 __all__ = ["CallPlan", "arguments", "call_plan"]
 
 _GRAPH = onnx.AttributeProto.GRAPH
+#: The attribute types whose value is the attribute's bytes' alone (see :func:`arguments`)
+_PLAIN = frozenset(getattr(onnx.AttributeProto, name) for name in (
+    "INT", "INTS", "FLOAT", "FLOATS", "STRING", "STRINGS"))
 
 #: The attribute type of ONNX's schemas that each parameter kind reads (an attribute of
 #: another type is refused, as onnxruntime refuses it: "Mismatched attribute type"; a
@@ -99,14 +102,19 @@ def call_plan(entry: OnnxOp) -> CallPlan:
 
 
 def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
-              ) -> tuple[list[Variable], dict[str, Any]]:
+              ) -> tuple[list[Variable], dict[str, Any], tuple[int, ...] | None]:
     """The tensors (``reader``'s Variables) and parameters of the entry's call for
-    ``node`` (named ``label`` in messages)."""
+    ``node`` (named ``label`` in messages); and the positions of the inputs given, the
+    tensors', where the parameters are read from the node's proto alone (none of an
+    input's value, interval or length; attributes of plain types: a tensor's may be
+    external data, a graph's is read at the model's opsets), so every read of the same
+    node bytes by the same entry reads the same parameters; else None."""
     plan = call_plan(entry)
     names = node.input[:]
     params: dict[str, Any] = {}
     tensors: list[Variable] = []
     given: list[int] = []
+    own = True  # the parameters are the proto's own
     for k, variadic, name, value, bounds in plan.inputs:
         if variadic:
             rest = [n for n in names[k:] if n]
@@ -119,6 +127,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         given.append(k)
         var = reader.var(source, node)
         tensors.append(var)
+        if value is not None or bounds is not None:
+            own = False
         if value is not None:
             if value in plan.any_length and not few_entries(var.type, MAX_INDEX_ENTRIES):
                 params[value] = None  # (taken as data: read per entry, so bounded)
@@ -153,6 +163,8 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
             raise OnnxImportError(f"node {label!r} ({node.op_type}): attribute "
                                   f"{shown(key)} is given twice")
         kind = attr.type  # (read once: a protobuf field read is a call)
+        if kind not in _PLAIN:
+            own = False
         if kind != types.get(key, kind) and kind:  # (UNDEFINED: an old model's, read by
             # its fields)
             raise OnnxImportError(
@@ -161,4 +173,5 @@ def arguments(reader: Any, entry: OnnxOp, node: onnx.NodeProto, label: str
         params[key] = GraphParam(attr.g.SerializeToString(), tuple(sorted(
             reader.opsets.items()))) if kind == _GRAPH else \
             attribute_value(attr, reader.tensors)
-    return tensors, params
+    return tensors, params, tuple(given) if own else None
+

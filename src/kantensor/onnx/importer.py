@@ -327,7 +327,7 @@ class _Reader(Scope, Sources, Building, ConstantNodes):
             key = None if self.graph else node_key(self, entry, names, rec.attribute_key(node),
                                                    outputs_asked(wanted))
             typed = MEMO.get(key) if key is not None else None
-        typed = typed or remember(key, *self.build(entry, node, wanted))
+        typed = typed or remember(key, *self.build(entry, node, wanted, rec))
         if key is not None and not self.graph and self.parent is None:
             if rec.slot is None:  # (keep's first typing, inline)
                 rec.slot = ONCE

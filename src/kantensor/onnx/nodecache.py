@@ -106,10 +106,11 @@ class NodeRecord:
     catalogue entry types: a fact of the format, read here with the proto), ``slot``
     (its last typing: :mod:`.nodeslot`) and ``plan`` (what the reader does with that
     typing when it only writes it: :class:`.nodeslot.Plan`), made from ``later`` (a
-    :class:`.nodeslot.Later`) when the record is met again."""
+    :class:`.nodeslot.Later`) when the record is met again; ``call``, its entry's call
+    as its last build bound it (:meth:`.building.Building.build`)."""
 
-    __slots__ = ("attributes", "constant", "domain", "kept", "literal", "names", "op_type",
-                 "later", "plan", "slot", "wanted")
+    __slots__ = ("attributes", "call", "constant", "domain", "kept", "literal", "names",
+                 "op_type", "later", "plan", "slot", "wanted")
 
     def __init__(self, node: onnx.NodeProto, kept: bool, data: bytes | None = None,
                  parts: tuple | None = None):
@@ -142,6 +143,7 @@ class NodeRecord:
         self.slot: tuple | None = None
         self.plan: Any = None
         self.later: Any = None
+        self.call: tuple | None = None
 
     def attribute_key(self, node: onnx.NodeProto) -> tuple[bytes, ...] | None:
         """The node memo's key of the attributes of ``node`` (this record's node): each

@@ -137,6 +137,12 @@ class CallSpec:
             raise ParamError(f"call {self.text!r}: {exc}") from None
 
     @property
+    def reads_tensors(self) -> bool:
+        """Whether :meth:`bind` may add inputs or read the tensors' types (size or shape
+        parameters): else its parameters are its keyword arguments' alone."""
+        return bool(self._sized or self._own)
+
+    @property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params if not p.is_tensor)
 

@@ -122,6 +122,12 @@ class OpFamily:
         tensors, params = self.spec.bind(args, kwargs)
         return self._op(params).make_node(*tensors)
 
+    def bound(self, args: tuple, kwargs: dict) -> tuple[list[Any], TemplateOp]:
+        """The tensors and the Op of the call ``family(*args, **kwargs)``: what
+        :meth:`make_node` applies."""
+        tensors, params = self.spec.bind(args, kwargs)
+        return tensors, self._op(params)
+
     def forget_calls(self) -> None:
         """Forget the calls seen, so that the next ones bind and build afresh (the Ops
         found stay: ``bind`` gives the same Op for the same parameters)."""
