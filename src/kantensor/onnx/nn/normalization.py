@@ -214,6 +214,16 @@ def build_same_shape(types: tuple, outputs: int = 1, **_: Any) -> dict[str, Any]
     return {"x": a, "rest": groups("r", len(types) - 1), "outs": [typed(a, "T")] * outputs}
 
 
+@reads_ranks
+def build_same_shape_axes(types: tuple, axes: tuple = (0, 2, 3), **_: Any) -> dict[str, Any]:
+    """MeanVarianceNormalization: Y of X's shape and dtype, its ``axes`` each an axis of X
+    (its body's ReduceMean, onnx.reference's run, refuses another; onnxruntime's kernel
+    runs some: a point is valid where both run)."""
+    for axis in axes:
+        normalize_axis(axis, types[0].ndim)
+    return build_same_shape(types)
+
+
 def instance_norm(x: np.ndarray, scale: np.ndarray, b: np.ndarray, *,
                   epsilon: float = 1e-5) -> np.ndarray:
     axes = tuple(range(2, x.ndim))
