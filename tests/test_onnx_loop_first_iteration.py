@@ -13,6 +13,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 
+import kantensor.onnx as ko
 from kantensor.onnx import infer_shapes, modelmemo
 
 ort = pytest.importorskip("onnxruntime")
@@ -66,3 +67,30 @@ def test_a_loop_whose_first_iteration_fails_is_typed_as_onnxruntime_runs_it(
     if dims is None or None in dims:
         return  # (left unknown: sound)
     assert dims == want, (trips, body_op)
+
+
+@pytest.mark.parametrize("body_op", ["Add", "Reshape"])
+def test_with_the_trip_count_data_the_contract_needs_no_iteration(body_op: str) -> None:
+    """The trip count a graph input (the data decide how many iterations run): the
+    contract's conditions over the count alone hold at exactly the counts onnxruntime
+    runs (0 only; was 'Loop_v_s0 == 2', a size of the body never tied to 3)."""
+    m = _model(0, body_op)
+    del m.graph.initializer[0]
+    m.graph.input.append(h.make_tensor_value_info("M", T.INT64, []))
+    options = ort.SessionOptions()
+    options.log_severity_level = 4
+    session = ort.InferenceSession(m.SerializeToString(), options,
+                                   providers=["CPUExecutionProvider"])
+    modelmemo.MODELS.clear()
+    on_count = [a.clause for a in ko.contract(m).atoms
+                if [str(s) for s in a.clause.symbols()] == ["Loop_v_iters"]]
+    assert on_count
+    for trips in range(5):
+        try:
+            session.run(None, {"v0": np.zeros(3, np.float32),
+                               "M": np.array(trips, np.int64)})
+            runs = True
+        except Exception:  # noqa: BLE001 - onnxruntime's own errors have no common class
+            runs = False
+        holds = all(c.holds({s: trips for s in c.symbols()}) for c in on_count)
+        assert holds == runs, (trips, body_op, [str(c) for c in on_count])
