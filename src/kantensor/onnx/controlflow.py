@@ -276,7 +276,8 @@ class Loop(Structured):
                                                              rec.refused)) if
                isinstance(rec, _Idle) else (*idle, *body_conditions(
                    scope, node, label, rec.sub, count, rec.all, rec.known, index=rec.index,
-                   more=rec.same), *refused_index(node, label, count, rec.refused)))
+                   more=rec.same, first=rec.first),
+                   *refused_index(node, label, count, rec.refused)))
         values = [None] * len(outs)
         if count == 0:  # the initial values, untouched
             values[:n_carried] = [scope.value(n) if isinstance(v.type, TensorType) else None

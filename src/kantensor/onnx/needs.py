@@ -144,7 +144,8 @@ def branch_conditions(scope: Any, node: onnx.NodeProto, label: str,
 def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
                     symbols: Iterable[str] = (), known: dict | None = None,
                     runs: bool = False, index: str | None = None,
-                    more: tuple[Clause, ...] = ()) -> tuple[Clause, ...]:
+                    more: tuple[Clause, ...] = (), first: dict | None = None
+                    ) -> tuple[Clause, ...]:
     """The conditions a Loop's, Scan's or SequenceMap's ``node`` (read by ``scope``)
     needs for its body (``sub``: its reader) to hold at every one of its ``count`` runs
     (an int, a Dim, or None: not known); ``symbols``: the body's own sizes (a
@@ -152,7 +153,9 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
     those that never change, by their initial sizes; ``runs``: the node needs ``count
     >= 1`` (a Scan, :func:`scan_conditions`), so the body's are needed unguarded;
     ``index``: which of ``symbols`` is the iteration number (a Loop's), which runs over
-    ``0 .. count - 1``."""
+    ``0 .. count - 1``; ``first``: the initial sizes of the symbols that change (a
+    Loop's carried sizes, known or symbolic when the model is read): its first
+    iteration sees them, so the body's conditions hold there too (:func:`_first`)."""
     if count == 0 or not (sub.conditions or more):
         return ()
     sizes: dict[Any, Any] = {}
@@ -170,13 +173,45 @@ def body_conditions(scope: Any, node: onnx.NodeProto, label: str, sub: Any, coun
                             "its body (the data decide it)")
         count = Dim(symbol)
         symbol.bounds = (Condition(count, ">=", 0),)
+    start = _first(scope, node, label, sub, count, sizes, first or {}, index, runs)
     j = changing.get(index) if index is not None else None
     own = tuple(x for c in own if (x := at_ends(c, j, count, frozenset(changing.values()))))
     if isinstance(count, int) or runs:  # (> 0: each holds at the first iteration)
-        return tuple(x for c in own for x in ((c,) if isinstance(c, AnyOf) else c))
+        return (*start, *(x for c in own for x in ((c,) if isinstance(c, AnyOf) else c)))
     idle = Condition(count, "==", 0, Source(op=node.op_type, node=label))
-    return tuple(AnyOf(((idle,), *((c,) if not isinstance(c, AnyOf) else c.cases)),
-                       c.source if isinstance(c, AnyOf) else c[0].source) for c in own)
+    return (*start, *(AnyOf(((idle,), *((c,) if not isinstance(c, AnyOf) else c.cases)),
+                       c.source if isinstance(c, AnyOf) else c[0].source) for c in own))
+
+
+def _first(scope: Any, node: onnx.NodeProto, label: str, sub: Any, count: Any,
+           sizes: dict, first: dict, index: str | None, runs: bool) -> tuple[Clause, ...]:
+    """The conditions a Loop's body (``sub``) needs at its first iteration, which runs
+    where ``count >= 1``, over the carried sizes that change: there they are their
+    initial ones (``first``) and the iteration number (``index``) 0, where the body's
+    other conditions see each a size the data decide (``sizes``). A body that refuses
+    its carried value's initial size but takes the size it sets (``v + c2`` of ``v0``
+    of size 3, ``c2`` of 2) fails there: onnxruntime refuses every run with a count >=
+    1. One that holds nowhere there needs ``count == 0``; where the count is known (an
+    int, >= 1) or the node runs its body (``runs``), it is refused."""
+    if not first:
+        return ()
+    at = {**sizes, **first, **({index: 0} if index is not None else {})}
+    out: list[Clause] = []
+    for raw, c in zip(sub.conditions, _outer(scope, node, label, sub, "body", at),
+                      strict=True):
+        if not raw.symbols() & first.keys():
+            continue  # (the others: body_conditions)
+        if c.symbols():
+            out.append(c if isinstance(count, int) or runs else
+                       AnyOf(((Condition(count, "==", 0, c.source),),
+                              *(((c,),) if isinstance(c, Condition) else c.cases)),
+                             c.source))
+        elif not c.holds({}):  # (a contradiction: the first iteration fails)
+            if isinstance(count, int) or runs:
+                raise TypeInferenceError(f"node {label!r} ({node.op_type}): its body fails "
+                                         f"at its first iteration: {c}")
+            out.append(Condition(count, "==", 0, c.source))
+    return tuple(out)
 
 
 def refused_index(node: onnx.NodeProto, label: str, count: Any,
@@ -186,13 +221,14 @@ def refused_index(node: onnx.NodeProto, label: str, count: Any,
     number a symbol (``refused``: the error; the body was then typed with the number
     unknown, so :func:`body_conditions` has none of the conditions over it). A
     :class:`TypeInferenceError` says the body's relations hold at no iteration number
-    (``x[i + 5]`` of 2 rows): the Loop must run no iteration (``count == 0``: where
-    ``count`` is an int >= 1, at no size). Any other refusal leaves each iteration's
-    conditions to the data: ``<node>_fits == 1`` for a size the data decide in ``[0, 1]``
-    (1 where the body holds at every iteration), so ``holds`` decides no point where the
-    Loop runs. None of them where the Loop runs no iteration (``count == 0``). ``why``:
-    what was refused, in the condition's source (a body read as it runs, at the carried
-    values' types, whose relations contradict the sizes around it, is refused alike)."""
+    (``x[i + 5]`` of 2 rows): the Loop must run no iteration (``count == 0``; where
+    ``count`` is an int >= 1, the Loop is refused: ``refused`` is raised). Any other
+    refusal leaves each iteration's conditions to the data: ``<node>_fits == 1`` for a
+    size the data decide in ``[0, 1]`` (1 where the body holds at every iteration), so
+    ``holds`` decides no point where the Loop runs. None of them where the Loop runs no
+    iteration (``count == 0``). ``why``: what was refused, in the condition's source (a
+    body read as it runs, at the carried values' types, whose relations contradict the
+    sizes around it, is refused alike)."""
     if refused is None or count == 0:
         return ()
     first = str(refused).splitlines()[0] if str(refused) else type(refused).__name__
@@ -202,9 +238,11 @@ def refused_index(node: onnx.NodeProto, label: str, count: Any,
                             "its body (the data decide it)")
         count = Dim(symbol)
         symbol.bounds = (Condition(count, ">=", 0),)
-    idle = Condition(count, "==", 0, source)
     if isinstance(refused, TypeInferenceError):
-        return (idle,)
+        if isinstance(count, int):  # (>= 1: it runs a first iteration, which fails)
+            raise refused
+        return (Condition(count, "==", 0, source),)
+    idle = Condition(count, "==", 0, source)
     symbol = DataSymbol(f"{base_name(label)}_fits", f"1 where the body of {label!r} holds "
                         "at every iteration number, else 0 (its conditions over the "
                         "number were not stated: a builder refused it as a size)")

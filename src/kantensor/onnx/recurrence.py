@@ -209,6 +209,8 @@ class Recurrence:
             scans.append(TensorType(t.dtype, self._fixed(t.shape, known, name, 1)))
         self.same = self._same(body_out[self.lead_out + n:], pairs, known)
         self.known = known  # the carried sizes no iteration changes (for .needs)
+        self.first = {s: n0 for s, n0, _ in pairs if s not in known and n0 is not None}
+        # (the sizes that change, at the first iteration: their initial ones, for .needs)
         return out_types, scans
 
     def _same(self, scans: list[Type], pairs: list, known: dict) -> tuple[Condition, ...]:
