@@ -10,6 +10,7 @@ from typing import Any
 from ..types.conditions import AnyOf, Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
+from ..types.factsproducts import named_product
 from ..types.poly import Opaque, lone_atom
 from ..types.symbols import free_symbols, substitute
 from .broadcastsizes import broadcast_onto
@@ -98,21 +99,26 @@ def _refuted(c: Broadcast, s: dict, pending: tuple) -> bool:
                for clause in broadcast_onto(dims[:-1], dims[-1])]
     budget = [MAX_REFUTE]
 
-    def nowhere(facts: Facts, k: int) -> bool:
+    def nowhere(facts: Facts, k: int, named: dict) -> bool:
         if k == len(clauses):
             return False  # every clause has a case that may hold (as far as shown)
         for case in clauses[k]:
+            more, written = named, []
+            for x in case:  # (a product a case before names: its name, see
+                x, more = named_product(more, x)  # named_product)
+                written.append(x)
+            case = tuple(written)
             if any(facts.decide(x) is False for x in case):
                 continue
             if budget[0] <= 0:
                 return False
             budget[0] -= 1
             grown = facts.with_(*case)
-            if grown.consistent() and not nowhere(grown, k + 1):
+            if grown.consistent() and not nowhere(grown, k + 1, more):
                 return False
         return True
 
-    return nowhere(facts_of(s).with_(*stated), 0)
+    return nowhere(facts_of(s).with_(*stated), 0, {})
 
 
 @dataclass(frozen=True, eq=False)

@@ -4,8 +4,13 @@ it is 1) is a choice of equalities, and the facts decide which choices can hold
 together (``float32[s0] + ... + float32[s7]`` onto ``2*s0 + 1``: ``s0 == 2*s0 + 1`` has
 no size, so ``s0 == 1``, and then each other size is 3 or 1). The values a search over
 each size's least values would have to guess (the result grows with the sizes) are read
-from the case's facts: each size's least value, one at a time. Bounded: at most
-:data:`MAX_CASES` cases assumed (each a set of facts made)."""
+from the case's facts: each size's least value, one at a time. Bounded in work, not only
+in cases: at most :data:`MAX_CASES` cases assumed and sizes fixed, a case counted once
+per fact over a product among its facts (each is put to the facts' values again in every
+question: ``Facts.consistent``), and a product a case names (``s2 == s0*s1 + 1``)
+written as that name in the cases after it
+(:func:`~kantensor.types.factsproducts.named_product`): a broadcast of a hundred sizes
+onto ``s0*s1 + 1`` keeps one fact over the product, not a hundred."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from typing import Any
 from ..types.conditions import Condition
 from ..types.dim import Dim, DimLike
 from ..types.facts import Facts
+from ..types.factsproducts import named_product, nonlinear
 from ..types.symbols import substitute
 from .dims import COMPARE
 from .eliminate import resolved, symbols_of
@@ -48,22 +54,25 @@ def split_witness(sizes: list, group: list, facts: Facts, defs: dict) -> bool:
         return False
     budget = [MAX_CASES]
 
-    def search(at: Facts, k: int, chosen: tuple) -> bool:
+    def search(at: Facts, k: int, chosen: tuple, named: dict) -> bool:
         if k == len(clauses):
             values = _least_values(sizes, [(d, op) for d, op in (
                 c.key for c in (*plain, *chosen))], budget)
             return values is not None and _holds(checks, values)
+        weight = max(1, sum(nonlinear(c.key[0]) for c in at.atoms))
         for x, y in clauses[k]:
-            case = Condition(x, "==", y)
-            if at.decide(case) is False or budget[0] <= 0:
+            said = Condition(x, "==", y)
+            case, more = named_product(named, said)  # (x == z where a case chosen
+            # says z == y: the values are read from said, x's from those before it)
+            if budget[0] <= 0 or at.decide(case) is False:
                 continue
-            budget[0] -= 1
-            grown = at.with_(case)
-            if grown.consistent() and search(grown, k + 1, (*chosen, case)):
+            budget[0] -= weight  # (a case costs a question per product fact: see
+            grown = at.with_(case)  # Facts.consistent)
+            if grown.consistent() and search(grown, k + 1, (*chosen, said), more):
                 return True
         return False
 
-    return search(start, 0, ())
+    return search(start, 0, (), {})
 
 
 def _least_values(sizes: list, stated: list, budget: list) -> dict | None:

@@ -395,8 +395,10 @@ class Facts:
         reads it as an atom of its own) hold nowhere: one has a form under the facts
         (:meth:`simplify`) that is an int it fails at (``a == 1`` makes ``a**2 == a +
         20`` say ``-20 == 0``), or the bounds a product equal to an int puts on its
-        factors (:func:`.factsproducts.product_bounds`) leave no sizes (``a*b == 1``
-        beside ``a*b == a + b``). Not while a form is being made."""
+        factors, or a size dividing every term of one but its int, on itself
+        (:func:`.factsproducts.product_bounds`), leave no sizes (``a*b == 1`` beside
+        ``a*b == a + b``; ``a*b == 2*a + 1``, so ``a == 1``, beside ``b >= 4``). Not while
+        a form is being made."""
         if getattr(_FORMING, "on", False):
             return False
         over = [c for c in self.atoms if nonlinear(c.key[0])]
@@ -405,7 +407,8 @@ class Facts:
         if any(self._valued(*c.key) is False for c in over):
             return True
         bounded = [c for c in product_bounds(over) if c not in self.atoms]
-        return bool(bounded) and proves(self.with_(*bounded).triples, (0, ">=", 1))
+        return bool(bounded) and not self.with_(*bounded).consistent()  # (once: its
+        # bounds are among its atoms; a size made 1 is put into its products there)
 
     def bounds(self, x: DimLike) -> tuple[int | None, int | None]:
         """The least and greatest value of ``x`` the facts allow (None: not bounded on
