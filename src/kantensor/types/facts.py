@@ -253,7 +253,8 @@ class Facts:
             found = self._nearer(d, op)
         if found is None and formed is None and self.atoms and \
                 not getattr(_FORMING, "on", False):
-            found = self._valued(d, op)  # (last: its form under the facts an int)
+            if nonlinear(d) or self._knows_a_value():  # (else its form is _formed's)
+                found = self._valued(d, op)  # (last: its form under the facts an int)
             if found is None and nonlinear(d) and \
                     not self.with_(Condition(d, op, 0)).consistent():
                 found = False  # (a product's bounds with the facts leave no sizes)
@@ -349,6 +350,14 @@ class Facts:
             return None if same else self.decide((value, op, 0))
         finally:
             _FORMING.on = False
+
+    def _knows_a_value(self) -> bool:
+        """Whether a fact says one size is an int (``a == 1``): what :meth:`_valued` puts
+        into a linear ``d``'s products inside its atoms; without one, a linear ``d``'s
+        form under the facts is only what the prover and :meth:`_formed` already ask."""
+        return any(c.op == "==" and type(c.key[0]) is Dim and len(c.key[0]._terms) == 2
+                   and not c.key[0]._terms[1][0] and len(c.key[0]._terms[0][0]) == 1
+                   for c in self.atoms)
 
     def says_nonzero(self, d: DimLike) -> bool:
         """Whether a fact ``e != 0`` with ``e`` ``d`` or ``-d`` says ``d`` is not 0. The
