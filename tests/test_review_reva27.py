@@ -1,7 +1,8 @@
 """Review revA27 (session 27): eval_shape's dtypes NumPy contradicts where a NumPy scalar
 or 0-d array meets a size (the strong operand's dtype lost: the result is typed as a
 Python number of sizes), and where ``np.real``/``np.imag`` of a Python float made of a
-size is typed float64 (NumPy returns the Python float itself: weak). Oracle: NumPy's
+size is typed float64, and of a Python int made of sizes int64 (NumPy returns the Python
+number itself: weak). Oracle: NumPy's
 result dtype on real arrays. These fail on main 94f66511 (and before dtype27, 677874a7).
 """
 
@@ -24,6 +25,9 @@ CASES = [
     ("x * (len(x) / np.array(3, np.int16))", "float32"),
     ("x + np.real(float(x.shape[0]))", "float32"),
     ("x + np.imag(float(x.shape[0]))", "float32"),
+    ("x + np.real(len(x)) * np.float16(2)", "int8"),
+    ("x * np.real(math.sqrt(x.shape[0]))", "float16"),
+    ("x + len(x) * np.conj(2)", "int16"),
 ]
 
 
