@@ -230,6 +230,16 @@ class Dim:
         return self
     def __abs__(self) -> Any: return with_number("abs", self, 0)  # (sizenum.size_abs)
 
+    @property
+    def real(self) -> Dim:
+        """The int's real part, itself (``np.real(n)`` gives the Python int back)."""
+        return self
+
+    @property
+    def imag(self) -> int:
+        """The int's imaginary part, 0 (``np.imag(n)`` is the Python int 0)."""
+        return 0
+
 
 NUMBER_OP: Hook[Callable[..., Any]] = Hook("number_op", "kantensor.types.sizenum", (
     "a size with a number it cannot stay a size with (d / 2, np.sqrt(d)): hook(op, a, b) "
@@ -288,9 +298,12 @@ def _raw(terms: Terms) -> Dim:
 
 
 def _coerce(x: object) -> DimLike | None:
+    """``x`` as an int or a size, or None: not a bool, and while a program is traced not a
+    NumPy integer or 0-d array either (``n + np.int16(3)`` is NumPy's int16, strong: a
+    number of the graph, see :data:`NUMBER_OP`, not a size)."""
     if type(x) is int or isinstance(x, Dim):
         return x  # type: ignore[return-value]
-    if isinstance(x, bool):
+    if isinstance(x, bool) or COMPARE.fn is not None and not isinstance(x, int):
         return None
     try:
         return operator.index(x)  # type: ignore[arg-type]

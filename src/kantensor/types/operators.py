@@ -62,6 +62,18 @@ def python_result(result: Any, *operands: Any) -> Any:
     return result
 
 
+#: NumPy functions that give a Python number's own part back (``val.real``): a Python
+#: number too, weak as the operand was (``np.real(float(n))`` is the Python float).
+_PARTS = frozenset({np.real, np.imag})
+
+
+def python_part(func: Any, args: tuple, result: Any) -> Any:
+    """``result`` of ``func(*args)`` (NEP 18), a Python number where ``func`` is
+    ``np.real`` or ``np.imag`` of one (:func:`python_result`); NumPy's ufunc ``np.conj``
+    gives a NumPy scalar instead, strong."""
+    return python_result(result, *args) if func in _PARTS and len(args) == 1 else result
+
+
 def binary(name: str, reflected: bool = False):
     """The method of operator ``name`` (``x + y``; ``reflected``: ``y + x``'s ``__radd__``)."""
     if reflected:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ..graph.hooks import Hook
 from .dim import NUMBER_OP, Dim, DimLike
-from .dimorder import decided, divides
+from .dimorder import COMPARE, decided, divides
 from .intervals import interval
 from .stated import same_term
 
@@ -51,10 +51,14 @@ _INT_UFUNCS = {"add": operator.add, "subtract": operator.sub, "multiply": operat
 
 
 def _int_like(x: Any) -> bool:
+    """Whether ``x`` is an int or a size: while a program is traced, a Python one only (a
+    NumPy integer or 0-d array has a dtype of its own, strong in NumPy's promotion)."""
     if isinstance(x, bool):
         return False
     if isinstance(x, int | Dim):
         return True
+    if COMPARE.fn is not None:
+        return False
     try:
         operator.index(x)
     except TypeError:

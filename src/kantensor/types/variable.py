@@ -30,6 +30,7 @@ from .operators import (
     apply_operator,
     binary,
     inplace,
+    python_part,
     python_result,
 )
 from .operators import OPERATORS as OPERATORS
@@ -89,6 +90,12 @@ def register_method(name: str, fn: Callable[..., Any]) -> None:
         _INSTALLED.add(name)
 
 
+def _array_function(self: Any, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+    """NEP 18 (:func:`.protocol.array_function`); ``np.real``/``np.imag`` of a Python
+    number is a Python number (:func:`.operators.python_part`)."""
+    return python_part(func, args, array_function(self, func, types, args, kwargs))
+
+
 #: The methods register_method has set on _TensorOperators.
 _INSTALLED: set[str] = set()
 
@@ -99,7 +106,7 @@ class _TensorOperators:
     __slots__ = ()
     __array_priority__ = 1000  # NumPy arrays on the left defer to us
     __array_ufunc__ = array_ufunc  # np.exp(x) builds a graph (NEP 13)
-    __array_function__ = array_function  # np.sum(x), np.concatenate([x, y]) (NEP 18)
+    __array_function__ = _array_function  # np.sum(x), np.concatenate([x, y]) (NEP 18)
 
     __add__, __radd__ = binary("add"), binary("add", True)
     __sub__, __rsub__ = binary("sub"), binary("sub", True)
