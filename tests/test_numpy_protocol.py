@@ -41,7 +41,9 @@ NO_NUMPY_FUNCTION = {"sigmoid", "getitem", "permute_dims", "logsumexp", "softmax
                      "erf", "power", "ravel",
                      # np.pad builds it for its modes other than constant, np.unique
                      # with axis the other
-                     "pad_edges", "argsort_rows"}
+                     "pad_edges", "argsort_rows",
+                     # math.floor/ceil/trunc and round of a traced scalar: Python's
+                     "python_int"}
 
 
 def _type(text: Any) -> Any:

@@ -339,6 +339,9 @@ def test_the_maximum_of_nothing_and_max_pool_padding_in_every_dtype(elem, dtype,
     if dtype.startswith("float8"):  # (no ReduceMax schema takes it: onnxruntime refuses)
         with pytest.raises(kt.TypeInferenceError, match=r"ReduceMax needs an \(bfloat16, bool"):
             from_onnx(m)
+    elif dtype == "bool":  # onnxruntime refuses a bool one over an empty set with outputs
+        with pytest.raises(kt.TypeInferenceError, match=r"ReduceMax: where-clause"):
+            from_onnx(m)  # (tests/test_onnx_random_ops.py judges it by onnxruntime)
     else:
         ins, outs = from_onnx(m)
         got = kt.function(ins, outs)(np.zeros((0, 2), npd))[0]

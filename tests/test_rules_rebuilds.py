@@ -23,7 +23,7 @@ import pytest
 import kantensor as kt
 from kantensor.graph.walk import toposort
 from kantensor.refinement.contracted import graph_sizes
-from kantensor.types import dtypes as dt
+from kantensor.types import numpyrules as dt
 from test_eval_shape_dtype_oracle import DTYPES, programs
 
 #: Every how many (program, dtype) pairs of the sweep one is cloned, and of those every
