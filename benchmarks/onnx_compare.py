@@ -53,7 +53,7 @@ from onnx_time import tool as load_tool  # noqa: E402
 
 import kantensor  # noqa: E402
 from onnx_cases import _dim_value as dim_value  # noqa: E402
-from onnx_cases import cases, in_scope, op_types, prepared  # noqa: E402
+from onnx_cases import cases, compare_type, in_scope, op_types, prepared  # noqa: E402
 
 
 def tools() -> dict[str, Tool]:
@@ -80,31 +80,12 @@ def untyped(model: onnx.ModelProto) -> onnx.ModelProto:
 
 def verdict(info: onnx.ValueInfoProto | None, expected: object) -> str:
     """exact, unknown or wrong: the typed output against the expected value, judged as
-    tests/onnx_cases.py judges it (a sequence's element type against every element, an
-    optional's against the value it holds, or exact when it holds none)."""
+    tests/onnx_cases.py judges it (:func:`onnx_cases.compare_type`: a sequence's element
+    type against every element, an optional's against the value it holds, or exact when
+    it holds none), each tensor by :func:`_verdict_tensor`."""
     if info is None:
         return "unknown"
-    return _verdict_type(info.type, expected)
-
-
-def _verdict_type(proto: onnx.TypeProto, expected: object) -> str:
-    kind = proto.WhichOneof("value")
-    if kind is None:
-        return "unknown"
-    if kind == "optional_type":
-        if expected is None:
-            return "exact"
-        return _verdict_type(proto.optional_type.elem_type, expected)
-    if isinstance(expected, list):
-        if kind != "sequence_type":
-            return "wrong"
-        verdicts = [_verdict_tensor(proto.sequence_type.elem_type, e) for e in expected]
-        if "wrong" in verdicts:
-            return "wrong"
-        return "exact" if all(v == "exact" for v in verdicts) else "unknown"
-    if not isinstance(expected, np.ndarray) or kind != "tensor_type":
-        return "unknown" if kind == "tensor_type" else "wrong"
-    return _verdict_tensor(proto, expected)
+    return compare_type(info.type, expected, _verdict_tensor)
 
 
 def _verdict_tensor(proto: onnx.TypeProto, expected: object) -> str:
